@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Probe sets (configs/probes/NAME.yaml) and agent settings (--config). */
+#ifndef DC_CONFIG_H
+#define DC_CONFIG_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dc_event.h"
+
+enum dc_set_kind {
+	DC_SET_UPROBES,  /* functions of a user library */
+	DC_SET_SYSCALLS, /* syscalls:sys_enter_X/sys_exit_X tracepoints */
+};
+
+struct dc_fn_spec {
+	char *name;
+	/* Argument slots and return kind, laid out as in the attach cookie. */
+	__u64 argbits;
+};
+
+struct dc_probe_set {
+	char *name;
+	char *file;
+	char *category;
+	char *library; /* DC_SET_UPROBES: soname or path */
+	enum dc_set_kind kind;
+	bool all_functions;
+	struct dc_fn_spec *fns;
+	size_t nfns;
+};
+
+/* Settings an agent config file may hold; each is also a command-line option. */
+struct dc_settings {
+	char *job_id;
+	char *output;
+	char *probes; /* comma-separated probe set names */
+	char *probe_dir;
+	int mode;     /* -1: not set */
+	int interval_ms;
+	int ringbuf_mb;
+	int uid;      /* -1: not set */
+};
+
+int dc_probe_set_load(const char *path, struct dc_probe_set *set, char *err, size_t errlen);
+void dc_probe_set_free(struct dc_probe_set *set);
+/*
+ * Finds NAME.yaml in dirs (colon-separated) unless name is a path to a file.
+ * Returns 0 and fills out, or -1.
+ */
+int dc_probe_set_find(const char *name, const char *dirs, char *out, size_t outlen);
+
+int dc_settings_load(const char *path, struct dc_settings *s, char *err, size_t errlen);
+void dc_settings_free(struct dc_settings *s);
+
+/* "trace"/"profile" to a mode, -1 if neither. */
+int dc_parse_mode(const char *s);
+
+#endif

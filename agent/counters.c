@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "counters.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+static bool in_list(__u32 pid, const __u32 *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == pid)
+			return true;
+	return false;
+}
+
+int dc_profile_snapshot(int map_fd, struct dc_writer *w, __u64 now, const __u32 *exited, size_t nexited)
+{
+	struct dc_profile_key key, next, *prev = NULL;
+	struct dc_profile_val val;
+	int rc = 0;
+
+	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(map_fd, &key, &val))
+			continue;
+		struct dc_counter c = { now, key.pid, key.func, val.count, val.time_ns, val.bytes };
+
+		if (dc_writer_counter(w, &c))
+			rc = -1;
+	}
+	/* Deleting during the walk would restart it: delete afterwards. */
+	prev = NULL;
+	while (nexited && bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		key = next;
+		if (in_list(key.pid, exited, nexited) && bpf_map_delete_elem(map_fd, &key) == 0) {
+			prev = NULL;
+			continue;
+		}
+		prev = &key;
+	}
+	return rc;
+}
+
+int dc_stats_read(int map_fd, struct dc_cpu_stats *out, int ncpus)
+{
+	__u64 *vals = calloc(ncpus, sizeof(*vals));
+
+	if (!vals)
+		return -1;
+	for (int c = 0; c < ncpus; c++) {
+		memset(&out[c], 0, sizeof(out[c]));
+		out[c].cpu = c;
+	}
+	for (__u32 s = 0; s < DC_NR_STATS; s++) {
+		if (bpf_map_lookup_elem(map_fd, &s, vals))
+			continue;
+		for (int c = 0; c < ncpus; c++)
+			out[c].stat[s] = vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+unsigned long long dc_stats_total(const struct dc_cpu_stats *s, int ncpus, int stat)
+{
+	unsigned long long t = 0;
+
+	for (int c = 0; c < ncpus; c++)
+		t += s[c].stat[stat];
+	return t;
+}

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-agent: the per-node DataCrumbs agent. Parses its options, loads the
+ * probe sets, loads and attaches the BPF programs, traces the job's processes
+ * into a node file until the command exits (or SIGTERM), then cleans up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "caps.h"
+#include "config.h"
+#include "counters.h"
+#include "datacrumbs.skel.h"
+#include "launch.h"
+#include "nodefile.h"
+#include "options.h"
+#include "probes.h"
+#include "recorder.h"
+#include "topology.h"
+
+#define POLL_MS 50
+#define FLUSH_MS 1000
+#define MAX_SETS 64
+
+static volatile sig_atomic_t stop_signal;
+
+struct agent {
+	struct dc_options opt;
+	struct dc_probe_set sets[MAX_SETS];
+	int nsets;
+	struct datacrumbs_bpf *skel;
+	struct dc_probes *probes;
+	struct dc_writer *writer;
+	struct dc_recorder *recorder;
+	struct ring_buffer *rb;
+	struct dc_child child;
+	struct dc_cpu_stats *stats;
+	int ncpus;
+	char path[PATH_MAX];
+	bool write_failed;
+};
+
+static void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dc-agent: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static __u64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* ---- setup ---- */
+
+static int load_probe_sets(struct agent *a)
+{
+	const char *list = a->opt.s.probes ? a->opt.s.probes : "posix,stdio,syscalls";
+	char dirs[PATH_MAX * 2], path[PATH_MAX], err[1024], name[256];
+	const char *env = getenv("DC_PROBE_DIR");
+
+	snprintf(dirs, sizeof(dirs), "%s:%s:%s", a->opt.s.probe_dir ? a->opt.s.probe_dir : "",
+		 env ? env : "", DC_PROBE_DIRS);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && len < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, p);
+			if (a->nsets == MAX_SETS) {
+				die_msg("at most %d probe sets", MAX_SETS);
+				return -1;
+			}
+			if (dc_probe_set_find(name, dirs, path, sizeof(path))) {
+				die_msg("probe set '%s' not found (looked for %s.yaml in %s)", name, name, dirs);
+				return -1;
+			}
+			if (dc_probe_set_load(path, &a->sets[a->nsets], err, sizeof(err))) {
+				die_msg("%s", err);
+				return -1;
+			}
+			a->nsets++;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!a->nsets) {
+		die_msg("--probes names no probe set");
+		return -1;
+	}
+	return 0;
+}
+
+static int ensure_tracefs(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		return 0;
+	die_msg("tracefs is not mounted and mounting it failed (%s): run "
+		"'mount -t tracefs nodev /sys/kernel/tracing'", strerror(errno));
+	return -1;
+}
+
+static int load_bpf(struct agent *a)
+{
+	struct dc_config cfg = { .mode = a->opt.s.mode };
+	__u32 zero = 0;
+	int err;
+
+	a->skel = datacrumbs_bpf__open();
+	if (!a->skel) {
+		die_msg("cannot open the BPF programs: %s", strerror(errno));
+		return -1;
+	}
+	bpf_map__set_max_entries(a->skel->maps.dc_events, (__u32)a->opt.s.ringbuf_mb << 20);
+	dc_probes_prepare(a->skel);
+	err = datacrumbs_bpf__load(a->skel);
+	if (err) {
+		die_msg("cannot load the BPF programs: %s%s", strerror(-err),
+			err == -EPERM ? " (missing CAP_BPF or CAP_PERFMON?)"
+				      : " (a kernel with BTF at /sys/kernel/btf/vmlinux is needed; -v shows why)");
+		return -1;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(a->skel->maps.dc_config), &zero, &cfg, BPF_ANY)) {
+		die_msg("cannot configure the BPF programs: %s", strerror(errno));
+		return -1;
+	}
+	/* Process life is needed in every mode: children join, exits free maps. */
+	err = datacrumbs_bpf__attach(a->skel);
+	if (err) {
+		die_msg("cannot attach the process tracepoints: %s", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+static int attach_probes(struct agent *a)
+{
+	int total = 0;
+
+	a->probes = dc_probes_new(a->skel, a->opt.verbose);
+	if (!a->probes) {
+		die_msg("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < a->nsets; i++) {
+		int n = dc_probes_attach(a->probes, &a->sets[i]);
+
+		if (n < 0) {
+			die_msg("out of memory attaching probe set '%s'", a->sets[i].name);
+			return -1;
+		}
+		total += n;
+	}
+	if (!total) {
+		die_msg("no probe could be attached: check the probe sets (-v shows details)");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the node file ---- */
+
+static void default_job_id(char *out, size_t len)
+{
+	const char *slurm = getenv("SLURM_JOB_ID");
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (slurm && *slurm) {
+		snprintf(out, len, "%s", slurm);
+		return;
+	}
+	localtime_r(&t, &tm);
+	snprintf(out, len, "local-%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+}
+
+static int valid_job_id(const char *id)
+{
+	if (!*id || strlen(id) >= 64 || id[0] == '.')
+		return 0;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
+}
+
+static int make_dir(const char *path, mode_t mode)
+{
+	struct stat st;
+
+	if (mkdir(path, mode) == 0 || errno == EEXIST) {
+		/* lstat: a symlink planted where our folder goes is refused. */
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		errno = ENOTDIR;
+	}
+	return -1;
+}
+
+static int make_dirs(char *path, mode_t mode)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (make_dir(path, 0755) && errno != ENOTDIR) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return make_dir(path, mode);
+}
+
+static void read_boot_id(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	out[0] = 0;
+	if (!f)
+		return;
+	if (fgets(out, len, f))
+		out[strcspn(out, "\n")] = 0;
+	fclose(f);
+}
+
+/* Monotonic and wall clocks read as close together as this machine allows. */
+static void clock_refs(__u64 *mono, __u64 *real)
+{
+	__u64 best = ~0ull;
+
+	for (int i = 0; i < 5; i++) {
+		__u64 m0 = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME), m1 = now_ns(CLOCK_MONOTONIC);
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			*mono = m0 + (m1 - m0) / 2;
+			*real = r;
+		}
+	}
+}
+
+static void fill_header(struct agent *a, struct dc_node_header *h, const char *job)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->job_id, sizeof(h->job_id), "%s", job);
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	read_boot_id(h->boot_id, sizeof(h->boot_id));
+	clock_refs(&h->monotonic_ref_ns, &h->realtime_ref_ns);
+	h->agent_pid = getpid();
+	h->mode = a->opt.s.mode;
+	h->interval_ms = a->opt.s.interval_ms;
+	h->uid = a->opt.s.uid >= 0 ? (__u32)a->opt.s.uid : getuid();
+	h->ncpus = a->ncpus;
+	if (dc_topology_summary(h->topology, sizeof(h->topology)))
+		snprintf(h->topology, sizeof(h->topology), "unknown");
+	snprintf(h->agent_version, sizeof(h->agent_version), "%s", DC_VERSION);
+}
+
+static int create_node_file(struct agent *a)
+{
+	const char *out = a->opt.s.output ? a->opt.s.output : getenv("DC_OUTPUT_DIR");
+	char job[64], dir[PATH_MAX - 80], err[PATH_MAX + 256];
+	struct dc_node_header h;
+	int uid = a->opt.s.uid, gid = -1;
+	struct passwd *pw;
+
+	if (a->opt.s.job_id)
+		snprintf(job, sizeof(job), "%s", a->opt.s.job_id);
+	else
+		default_job_id(job, sizeof(job));
+	if (!valid_job_id(job)) {
+		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", job);
+		return -1;
+	}
+	if (uid >= 0 && (pw = getpwuid(uid)))
+		gid = pw->pw_gid;
+	snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "datacrumbs", job);
+	if (make_dirs(dir, 0750)) {
+		die_msg("cannot create output folder %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (uid >= 0 && chown(dir, uid, gid))
+		die_msg("warning: cannot give %s to uid %d: %s", dir, uid, strerror(errno));
+	fill_header(a, &h, job);
+	for (int i = 1; i < 1000; i++) {
+		if (i == 1)
+			snprintf(a->path, sizeof(a->path), "%s/%s%s", dir, h.hostname, DC_NODE_SUFFIX);
+		else
+			snprintf(a->path, sizeof(a->path), "%s/%s.%d%s", dir, h.hostname, i, DC_NODE_SUFFIX);
+		a->writer = dc_writer_create(a->path, &h, uid, gid, err, sizeof(err));
+		if (a->writer || errno != EEXIST)
+			break;
+	}
+	if (!a->writer) {
+		die_msg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_function_table(struct agent *a)
+{
+	for (size_t i = 0; i < dc_probes_count(a->probes); i++) {
+		const struct dc_function *f = dc_probes_function(a->probes, i);
+		struct dc_func rec = {
+			.id = i,
+			.name = dc_writer_string(a->writer, f->name),
+			.category = dc_writer_string(a->writer, f->category),
+			.flags = f->flags,
+		};
+
+		if (dc_writer_func(a->writer, &rec))
+			return -1;
+	}
+	return dc_writer_flush(a->writer);
+}
+
+/* ---- tracing ---- */
+
+static int track_pid(struct agent *a, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(a->skel->maps.dc_tracked), &key, &one, BPF_ANY)) {
+		die_msg("cannot track pid %d: %s", pid, strerror(errno));
+		return -1;
+	}
+	return dc_recorder_start_process(a->recorder, pid, now_ns(CLOCK_MONOTONIC));
+}
+
+static int start_targets(struct agent *a)
+{
+	char err[512];
+
+	for (int i = 0; i < a->opt.npids; i++) {
+		if (kill(a->opt.pids[i], 0) && errno == ESRCH) {
+			die_msg("--pid %d: no such process", a->opt.pids[i]);
+			return -1;
+		}
+		if (track_pid(a, a->opt.pids[i]))
+			return -1;
+	}
+	if (!a->opt.command)
+		return 0;
+	if (track_pid(a, a->child.pid))
+		return -1;
+	if (dc_launch_release(&a->child, a->opt.command[0], err, sizeof(err))) {
+		a->child.pid = 0;
+		die_msg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void write_ready_file(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		die_msg("warning: cannot create ready file %s: %s", path, strerror(errno));
+		return;
+	}
+	dprintf(fd, "%d\n", (int)getpid());
+	close(fd);
+}
+
+static void record_stats(struct agent *a)
+{
+	if (dc_stats_read(bpf_map__fd(a->skel->maps.dc_stats), a->stats, a->ncpus) == 0)
+		dc_writer_stats(a->writer, a->stats, a->ncpus);
+}
+
+static void profile_snapshot(struct agent *a)
+{
+	__u32 exited[256];
+	size_t n = dc_recorder_take_exited(a->recorder, exited, 256);
+
+	dc_profile_snapshot(bpf_map__fd(a->skel->maps.dc_profile), a->writer, now_ns(CLOCK_MONOTONIC),
+			    exited, n);
+}
+
+/* A full disk stops the trace, never the job: detach and keep waiting. */
+static void check_writer(struct agent *a)
+{
+	int err = dc_writer_error(a->writer);
+
+	if (!err || a->write_failed)
+		return;
+	a->write_failed = true;
+	die_msg("writing %s: %s; tracing stopped, the file holds everything up to its last "
+		"complete chunk", a->path, strerror(err));
+	dc_probes_destroy(a->probes);
+	a->probes = NULL;
+}
+
+static bool command_done(struct agent *a, int *status)
+{
+	if (!a->opt.command || a->child.pid <= 0)
+		return false;
+	if (waitpid(a->child.pid, status, WNOHANG) != a->child.pid)
+		return false;
+	a->child.pid = 0;
+	return true;
+}
+
+/* Forwards the first SIGINT/SIGTERM to the command; a second stops the agent. */
+static bool handle_signal(struct agent *a, int *forwarded)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return false;
+	if (!a->opt.command || a->child.pid <= 0 || *forwarded)
+		return true;
+	stop_signal = 0;
+	*forwarded = sig;
+	kill(a->child.pid, sig);
+	return false;
+}
+
+static int run(struct agent *a, int *status)
+{
+	__u64 next_flush = now_ns(CLOCK_MONOTONIC) + FLUSH_MS * 1000000ull;
+	__u64 next_snapshot = now_ns(CLOCK_MONOTONIC) + a->opt.s.interval_ms * 1000000ull;
+	int forwarded = 0;
+
+	for (;;) {
+		int n = ring_buffer__poll(a->rb, POLL_MS);
+		__u64 now = now_ns(CLOCK_MONOTONIC);
+
+		if (n < 0 && n != -EINTR) {
+			die_msg("reading the ring buffer: %s", strerror(-n));
+			return -1;
+		}
+		if (command_done(a, status) || handle_signal(a, &forwarded))
+			break;
+		if (a->opt.s.mode == DC_MODE_PROFILE && now >= next_snapshot) {
+			profile_snapshot(a);
+			next_snapshot = now + a->opt.s.interval_ms * 1000000ull;
+		}
+		if (now >= next_flush && !a->write_failed) {
+			record_stats(a);
+			dc_writer_flush(a->writer);
+			next_flush = now + FLUSH_MS * 1000000ull;
+		}
+		check_writer(a);
+	}
+	return 0;
+}
+
+/* ---- clean-up ---- */
+
+static void report(struct agent *a, unsigned long long events, int err)
+{
+	unsigned long long lost = dc_stats_total(a->stats, a->ncpus, DC_STAT_LOST);
+	unsigned long long deep = dc_stats_total(a->stats, a->ncpus, DC_STAT_STACK_FULL);
+	unsigned long long full = dc_stats_total(a->stats, a->ncpus, DC_STAT_MAP_FULL);
+
+	if (lost) {
+		fprintf(stderr, "dc-agent: warning: %llu events lost (ring buffer full):", lost);
+		for (int c = 0; c < a->ncpus; c++)
+			if (a->stats[c].stat[DC_STAT_LOST])
+				fprintf(stderr, " cpu%d=%llu", c, (unsigned long long)a->stats[c].stat[DC_STAT_LOST]);
+		fprintf(stderr, "; raise --ringbuf-mb\n");
+	}
+	if (deep)
+		fprintf(stderr, "dc-agent: warning: %llu calls nested deeper than %d levels were not traced\n",
+			deep, DC_MAX_DEPTH);
+	if (full)
+		fprintf(stderr, "dc-agent: warning: %llu updates found a BPF map full\n", full);
+	if (!err)
+		fprintf(stderr, "dc-agent: %llu events written to %s\n", events, a->path);
+}
+
+static int finish(struct agent *a)
+{
+	unsigned long long events;
+	int err;
+
+	/* Detach first: nothing new arrives while the last events are drained. */
+	dc_probes_destroy(a->probes);
+	a->probes = NULL;
+	if (a->rb)
+		ring_buffer__consume(a->rb);
+	if (a->opt.s.mode == DC_MODE_PROFILE)
+		profile_snapshot(a);
+	record_stats(a);
+	err = dc_writer_close(a->writer, &events);
+	a->writer = NULL;
+	if (err && !a->write_failed)
+		die_msg("writing %s: %s", a->path, strerror(err));
+	report(a, events, err);
+	return err ? -1 : 0;
+}
+
+static void cleanup(struct agent *a)
+{
+	if (a->child.pid > 0) {
+		dc_launch_abort(&a->child);
+	}
+	ring_buffer__free(a->rb);
+	dc_recorder_free(a->recorder);
+	dc_probes_destroy(a->probes);
+	if (a->writer) {
+		dc_writer_close(a->writer, NULL);
+	}
+	datacrumbs_bpf__destroy(a->skel);
+	for (int i = 0; i < a->nsets; i++)
+		dc_probe_set_free(&a->sets[i]);
+	free(a->stats);
+	dc_options_free(&a->opt);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static int setup(struct agent *a, char **argv)
+{
+	char msg[512];
+
+	if (dc_check_capabilities(msg, sizeof(msg))) {
+		die_msg("%s", msg);
+		return -1;
+	}
+	if (load_probe_sets(a) || ensure_tracefs())
+		return -1;
+	a->ncpus = libbpf_num_possible_cpus();
+	a->stats = calloc(a->ncpus > 0 ? a->ncpus : 1, sizeof(*a->stats));
+	if (a->ncpus <= 0 || !a->stats) {
+		die_msg("cannot count the CPUs");
+		return -1;
+	}
+	if (a->opt.command && dc_launch(a->opt.command, &a->child, msg, sizeof(msg))) {
+		die_msg("%s", msg);
+		return -1;
+	}
+	if (load_bpf(a) || attach_probes(a) || create_node_file(a) || write_function_table(a))
+		return -1;
+	a->recorder = dc_recorder_new(a->writer);
+	a->rb = a->recorder ? ring_buffer__new(bpf_map__fd(a->skel->maps.dc_events), dc_recorder_handle,
+					       a->recorder, NULL)
+			    : NULL;
+	if (!a->rb) {
+		die_msg("cannot set up the ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct agent a = { .child = { .gate_fd = -1, .err_fd = -1 } };
+	int status = 0, rc;
+
+	rc = dc_options_parse(argc, argv, &a.opt);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	libbpf_set_print(a.opt.verbose > 1 ? libbpf_print : quiet_print);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (setup(&a, argv) || start_targets(&a)) {
+		cleanup(&a);
+		return 1;
+	}
+	write_ready_file(a.opt.ready_file);
+	if (a.opt.verbose)
+		fprintf(stderr, "dc-agent: tracing into %s\n", a.path);
+	rc = run(&a, &status);
+	rc = finish(&a) || rc;
+	if (a.opt.ready_file)
+		unlink(a.opt.ready_file);
+	cleanup(&a);
+	if (a.opt.command)
+		return exit_code(status);
+	return rc ? 1 : 0;
+}

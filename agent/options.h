@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+#ifndef DC_OPTIONS_H
+#define DC_OPTIONS_H
+
+#include <sys/types.h>
+
+#include "config.h"
+
+#define DC_MAX_PIDS 256
+
+struct dc_options {
+	struct dc_settings s; /* from --config, then overridden by the command line */
+	char *config_file;
+	char *ready_file;
+	pid_t pids[DC_MAX_PIDS];
+	int npids;
+	int verbose;
+	char **command; /* argv after --, NULL in daemon mode */
+};
+
+/* Returns 0 to run, 1 after --help/--version, -1 on a usage error (printed). */
+int dc_options_parse(int argc, char **argv, struct dc_options *o);
+void dc_options_free(struct dc_options *o);
+
+#endif

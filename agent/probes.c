@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "probes.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "datacrumbs.skel.h"
+#include "dc_event.h"
+#include "hashtab.h"
+#include "symbols.h"
+
+/*
+ * uprobe_multi links (Linux 6.6) attach every function of a library with one
+ * link and detach them with one RCU wait; per-function perf-event uprobes
+ * wait ~100 ms each on detach. Debian 12's UAPI headers and libbpf 1.1
+ * predate them, so the link is created with the raw bpf() call.
+ */
+#define DC_BPF_TRACE_UPROBE_MULTI 48
+#define DC_BPF_F_UPROBE_MULTI_RETURN 1u
+
+struct uprobe_multi_attr { /* union bpf_attr, link_create variant */
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+	__u32 pad;
+};
+
+struct dc_probes {
+	struct datacrumbs_bpf *skel;
+	bool verbose;
+	struct dc_function *fns;
+	size_t nfns, cap_fns;
+	struct bpf_link **links; /* tracepoints */
+	size_t nlinks, cap_links;
+	int *link_fds;           /* uprobe_multi links */
+	size_t nlink_fds, cap_link_fds;
+	struct dc_hashtab *attached; /* (library hash, offset) -> function id */
+	char **categories;
+	size_t ncategories;
+	bool syscalls_attached;
+};
+
+struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, bool verbose)
+{
+	struct dc_probes *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->attached = dc_hashtab_new(256))) {
+		free(p);
+		return NULL;
+	}
+	p->skel = skel;
+	p->verbose = verbose;
+	return p;
+}
+
+int dc_probes_prepare(struct datacrumbs_bpf *skel)
+{
+	/* Attached only when a probe set names system calls. */
+	bpf_program__set_autoattach(skel->progs.dc_sys_enter, false);
+	bpf_program__set_autoattach(skel->progs.dc_sys_exit, false);
+	if (bpf_program__set_expected_attach_type(skel->progs.dc_call_entry, DC_BPF_TRACE_UPROBE_MULTI) ||
+	    bpf_program__set_expected_attach_type(skel->progs.dc_call_exit, DC_BPF_TRACE_UPROBE_MULTI))
+		return -1;
+	return 0;
+}
+
+static int keep_fd(struct dc_probes *p, int fd)
+{
+	if (p->nlink_fds == p->cap_link_fds) {
+		size_t cap = p->cap_link_fds ? p->cap_link_fds * 2 : 16;
+		int *v = realloc(p->link_fds, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->link_fds = v;
+		p->cap_link_fds = cap;
+	}
+	p->link_fds[p->nlink_fds++] = fd;
+	return 0;
+}
+
+static int keep_link(struct dc_probes *p, struct bpf_link *l)
+{
+	if (p->nlinks == p->cap_links) {
+		size_t cap = p->cap_links ? p->cap_links * 2 : 64;
+		struct bpf_link **v = realloc(p->links, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->links = v;
+		p->cap_links = cap;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static const char *intern_category(struct dc_probes *p, const char *cat)
+{
+	char **v;
+
+	for (size_t i = 0; i < p->ncategories; i++)
+		if (strcmp(p->categories[i], cat) == 0)
+			return p->categories[i];
+	v = realloc(p->categories, (p->ncategories + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->categories = v;
+	return v[p->ncategories++] = strdup(cat);
+}
+
+/* Returns the new function's id, or -1 when the table is full. */
+static long add_function(struct dc_probes *p, const char *name, const char *category,
+			 __u32 flags, __u64 argbits)
+{
+	struct dc_function *f;
+
+	if (p->nfns >= DC_MAX_FUNCS)
+		return -1;
+	if (p->nfns == p->cap_fns) {
+		size_t cap = p->cap_fns ? p->cap_fns * 2 : 128;
+		struct dc_function *v = realloc(p->fns, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		p->fns = v;
+		p->cap_fns = cap;
+	}
+	f = &p->fns[p->nfns];
+	f->name = strdup(name);
+	f->category = intern_category(p, category);
+	f->flags = flags;
+	f->argbits = argbits;
+	if (!f->name || !f->category)
+		return -1;
+	return p->nfns++;
+}
+
+static int link_uprobe_multi(struct bpf_program *prog, const char *lib, const unsigned long *offsets,
+			     const __u64 *cookies, size_t n, __u32 flags)
+{
+	struct uprobe_multi_attr attr = {
+		.prog_fd = bpf_program__fd(prog),
+		.attach_type = DC_BPF_TRACE_UPROBE_MULTI,
+		.path = (__u64)(unsigned long)lib,
+		.offsets = (__u64)(unsigned long)offsets,
+		.cookies = (__u64)(unsigned long)cookies,
+		.cnt = n,
+		.multi_flags = flags,
+	};
+	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* One entry and one return link for all the chosen functions of a library. */
+static int attach_uprobes(struct dc_probes *p, const char *lib, const unsigned long *offsets,
+			  const __u64 *cookies, size_t n)
+{
+	int in, out;
+
+	in = link_uprobe_multi(p->skel->progs.dc_call_entry, lib, offsets, cookies, n, 0);
+	if (in < 0)
+		return in;
+	out = link_uprobe_multi(p->skel->progs.dc_call_exit, lib, offsets, cookies, n,
+				DC_BPF_F_UPROBE_MULTI_RETURN);
+	if (out < 0) {
+		close(in);
+		return out;
+	}
+	if (keep_fd(p, in) || keep_fd(p, out)) {
+		close(in);
+		close(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Collects names that were not attached, for one warning line per set. */
+struct missing {
+	char text[512];
+	size_t n;
+};
+
+static void note_missing(struct missing *m, const char *name)
+{
+	size_t len = strlen(m->text);
+
+	if (m->n++ < 12 && len + strlen(name) + 3 < sizeof(m->text))
+		snprintf(m->text + len, sizeof(m->text) - len, "%s%s", len ? ", " : "", name);
+}
+
+static void warn_missing(const struct dc_probe_set *set, const struct missing *m, const char *where)
+{
+	if (!m->n)
+		return;
+	fprintf(stderr, "dc-agent: warning: probe set '%s': %zu function%s not found in %s: %s%s\n",
+		set->name, m->n, m->n == 1 ? "" : "s", where, m->text, m->n > 12 ? ", ..." : "");
+}
+
+/* Offsets and cookies of a library's functions, gathered for one attach. */
+struct targets {
+	unsigned long *offsets;
+	__u64 *cookies;
+	size_t n;
+};
+
+static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *set, const char *lib,
+			      const struct dc_elf_syms *syms, const char *name, __u64 argbits,
+			      struct targets *t, struct missing *miss)
+{
+	long offset = dc_elf_offset(syms, name);
+	uint64_t libkey = dc_hash_string(lib);
+	long id;
+
+	if (offset < 0) {
+		note_missing(miss, name);
+		return 0;
+	}
+	/* Aliases (open/open64, pwrite/pwrite64) share an address: probe it once. */
+	if (dc_hashtab_get(p->attached, libkey, offset, NULL))
+		return 0;
+	id = add_function(p, name, set->category, 0, argbits);
+	if (id < 0) {
+		fprintf(stderr, "dc-agent: warning: more than %d functions: '%s' and later ones skipped\n",
+			DC_MAX_FUNCS, name);
+		return -1;
+	}
+	if (dc_hashtab_put(p->attached, libkey, offset, id))
+		return -1;
+	t->offsets[t->n] = offset;
+	t->cookies[t->n] = argbits | id;
+	t->n++;
+	return 0;
+}
+
+static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	char lib[PATH_MAX], err[512];
+	struct dc_elf_syms *syms;
+	struct missing miss = { "", 0 };
+	struct targets t = { 0 };
+	size_t n;
+	int rc = 0;
+
+	if (dc_find_library(set->library, lib, sizeof(lib))) {
+		fprintf(stderr,
+			"dc-agent: warning: probe set '%s': library %s not found (searched LD_LIBRARY_PATH, "
+			"/etc/ld.so.conf and the default directories); its probes are skipped\n",
+			set->name, set->library);
+		return 0;
+	}
+	syms = dc_elf_open(lib, err, sizeof(err));
+	if (!syms) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': %s; its probes are skipped\n", set->name, err);
+		return 0;
+	}
+	n = set->all_functions ? dc_elf_count(syms) : set->nfns;
+	t.offsets = calloc(n ? n : 1, sizeof(*t.offsets));
+	t.cookies = calloc(n ? n : 1, sizeof(*t.cookies));
+	if (!t.offsets || !t.cookies)
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *name = set->all_functions ? dc_elf_name(syms, i) : set->fns[i].name;
+		__u64 bits = set->all_functions ? 0 : set->fns[i].argbits;
+
+		if (add_function_probe(p, set, lib, syms, name, bits, &t, &miss))
+			break;
+	}
+	warn_missing(set, &miss, lib);
+	if (!rc && t.n)
+		rc = attach_uprobes(p, lib, t.offsets, t.cookies, t.n);
+	if (rc)
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s%s\n", set->name, lib,
+			strerror(-rc), rc == -EINVAL ? " (uprobe_multi links need Linux 6.6 or later)" : "");
+	free(t.offsets);
+	free(t.cookies);
+	dc_elf_close(syms);
+	return rc ? 0 : (int)t.n * 2;
+}
+
+static const struct syscall_name {
+	const char *name;
+	int nr;
+} syscall_names[] = {
+#include "syscall_names.h"
+};
+
+static int syscall_nr(const char *name)
+{
+	for (size_t i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++)
+		if (strcmp(syscall_names[i].name, name) == 0)
+			return syscall_names[i].nr;
+	return -1;
+}
+
+/* The two raw tracepoints serve every system call: attached once. */
+static int attach_syscall_programs(struct dc_probes *p)
+{
+	struct bpf_link *in, *out;
+
+	if (p->syscalls_attached)
+		return 0;
+	in = bpf_program__attach(p->skel->progs.dc_sys_enter);
+	out = in ? bpf_program__attach(p->skel->progs.dc_sys_exit) : NULL;
+	if (!in || !out) {
+		int err = -errno;
+
+		bpf_link__destroy(in);
+		return err;
+	}
+	if (keep_link(p, in) || keep_link(p, out))
+		return -ENOMEM;
+	p->syscalls_attached = true;
+	return 0;
+}
+
+static int attach_syscalls(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	int map_fd = bpf_map__fd(p->skel->maps.dc_syscalls);
+	struct missing miss = { "", 0 };
+	int attached = 0, err;
+
+	for (size_t i = 0; i < set->nfns; i++) {
+		const struct dc_fn_spec *fn = &set->fns[i];
+		__u32 nr = syscall_nr(fn->name);
+		__u64 cookie;
+		long id;
+
+		if ((int)nr < 0 || nr >= DC_MAX_SYSCALLS) {
+			note_missing(&miss, fn->name);
+			continue;
+		}
+		id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
+		if (id < 0)
+			return -1;
+		cookie = fn->argbits | id | DC_COOKIE_ON;
+		if (bpf_map_update_elem(map_fd, &nr, &cookie, BPF_ANY))
+			return -1;
+		attached++;
+	}
+	warn_missing(set, &miss, "this architecture's system calls");
+	if (attached && (err = attach_syscall_programs(p))) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach the sys_enter/sys_exit "
+				"tracepoints: %s\n", set->name, strerror(-err));
+		return 0;
+	}
+	return attached;
+}
+
+int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	int n = set->kind == DC_SET_SYSCALLS ? attach_syscalls(p, set) : attach_library(p, set);
+
+	if (p->verbose && n >= 0)
+		fprintf(stderr, "dc-agent: probe set '%s' (%s): %d probes attached\n", set->name, set->file, n);
+	return n;
+}
+
+size_t dc_probes_count(const struct dc_probes *p)
+{
+	return p->nfns;
+}
+
+const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id)
+{
+	return id < p->nfns ? &p->fns[id] : NULL;
+}
+
+#define DETACH_THREADS 64
+
+struct detach_work {
+	struct bpf_link **links;
+	size_t n, stride;
+};
+
+static void *detach_some(void *arg)
+{
+	struct detach_work *w = arg;
+
+	for (size_t i = 0; i < w->n; i += w->stride)
+		bpf_link__destroy(w->links[i]);
+	return NULL;
+}
+
+/*
+ * Removing a uprobe waits for an RCU grace period (~100 ms here), one after
+ * another when done in a loop: 90 probes took 10 s. Waiters on several
+ * threads share grace periods, so the links are destroyed side by side.
+ */
+static void detach_all(struct bpf_link **links, size_t n)
+{
+	pthread_t tids[DETACH_THREADS];
+	struct detach_work work[DETACH_THREADS];
+	size_t nthreads = n < DETACH_THREADS ? n : DETACH_THREADS, started = 0;
+
+	for (size_t t = 0; t < nthreads; t++) {
+		work[t] = (struct detach_work){ links + t, n - t, nthreads };
+		if (pthread_create(&tids[t], NULL, detach_some, &work[t]))
+			break;
+		started++;
+	}
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	/* Whatever a thread could not be started for is done here. */
+	for (size_t t = started; t < nthreads; t++)
+		detach_some(&work[t]);
+}
+
+void dc_probes_destroy(struct dc_probes *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nlink_fds; i++)
+		close(p->link_fds[i]);
+	detach_all(p->links, p->nlinks);
+	for (size_t i = 0; i < p->nfns; i++)
+		free(p->fns[i].name);
+	for (size_t i = 0; i < p->ncategories; i++)
+		free(p->categories[i]);
+	free(p->categories);
+	free(p->links);
+	free(p->link_fds);
+	free(p->fns);
+	dc_hashtab_free(p->attached);
+	free(p);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "recorder.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "nodefile.h"
+
+/* Key spaces of the files table: fds and stream handles of a pid. */
+#define FD_KEY(pid) ((uint64_t)(pid))
+#define HANDLE_KEY(pid) ((uint64_t)(pid) | (1ull << 32))
+/* How far up the fork tree an inherited fd is looked for. */
+#define MAX_ANCESTORS 8
+#define MAX_PENDING_EXITS 4096
+
+struct dc_recorder {
+	struct dc_writer *w;
+	struct dc_hashtab *files;   /* (pid key, fd or handle) -> path string id */
+	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
+	struct dc_hashtab *exits;   /* (pid, 0) -> wait status */
+	__u32 pending[MAX_PENDING_EXITS];
+	size_t npending;
+	unsigned long long calls;
+};
+
+struct dc_recorder *dc_recorder_new(struct dc_writer *w)
+{
+	struct dc_recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->w = w;
+	r->files = dc_hashtab_new(4096);
+	r->parents = dc_hashtab_new(256);
+	r->exits = dc_hashtab_new(256);
+	if (!r->files || !r->parents || !r->exits) {
+		dc_recorder_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void dc_recorder_free(struct dc_recorder *r)
+{
+	if (!r)
+		return;
+	dc_hashtab_free(r->files);
+	dc_hashtab_free(r->parents);
+	dc_hashtab_free(r->exits);
+	free(r);
+}
+
+/* fds survive fork and exec: a child finds what its ancestors opened. */
+static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd)
+{
+	uint64_t id, ppid;
+
+	for (int i = 0; i < MAX_ANCESTORS; i++) {
+		if (dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id))
+			return id;
+		if (!dc_hashtab_get(r->parents, pid, 0, &ppid))
+			break;
+		pid = ppid;
+	}
+	return 0;
+}
+
+static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
+{
+	struct dc_event *e = &m->ev;
+	bool has_fd = e->flags & DC_EV_FD, has_handle = e->flags & DC_EV_HANDLE;
+
+	if (m->path_len) {
+		m->path[DC_PATH_MAX - 1] = 0;
+		e->path = dc_writer_string(r->w, m->path);
+	} else if (has_handle) {
+		uint64_t id;
+
+		if (dc_hashtab_get(r->files, HANDLE_KEY(e->pid), m->handle, &id))
+			e->path = id;
+	}
+	if (!e->path && has_fd && e->fd >= 0)
+		e->path = lookup_fd(r, e->pid, e->fd);
+	if (!e->path)
+		return;
+	/* An open-like call that succeeded names what its fd/handle now is. */
+	if (has_fd && e->fd >= 0 && (e->flags & DC_EV_PATHARG) && e->ret == e->fd)
+		dc_hashtab_put(r->files, FD_KEY(e->pid), (uint32_t)e->fd, e->path);
+	if (has_handle && m->handle && (__u64)e->ret == m->handle)
+		dc_hashtab_put(r->files, HANDLE_KEY(e->pid), m->handle, e->path);
+}
+
+static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, size_t len)
+{
+	struct dc_msg_call m;
+
+	if (len < sizeof(m) - DC_PATH_MAX || (msg->path_len && len < sizeof(m)))
+		return 0;
+	/* The ring buffer is mapped read-only: work on a copy. */
+	memcpy(&m, msg, msg->path_len ? sizeof(m) : sizeof(m) - DC_PATH_MAX);
+	resolve_path(r, &m);
+	r->calls++;
+	return dc_writer_event(r->w, &m.ev);
+}
+
+static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
+{
+	dc_hashtab_put(r->exits, p->pid, 0, (uint32_t)p->exit_code);
+	dc_hashtab_del_k1(r->files, FD_KEY(p->pid));
+	dc_hashtab_del_k1(r->files, HANDLE_KEY(p->pid));
+	if (r->npending < MAX_PENDING_EXITS)
+		r->pending[r->npending++] = p->pid;
+}
+
+static int handle_proc(struct dc_recorder *r, const struct dc_msg_proc *m, size_t len)
+{
+	const struct dc_proc *p = &m->proc;
+
+	if (len < sizeof(*m))
+		return 0;
+	if (p->kind == DC_PROC_FORK)
+		dc_hashtab_put(r->parents, p->pid, 0, p->ppid);
+	if (p->kind == DC_PROC_EXIT)
+		note_exit(r, p);
+	return dc_writer_proc(r->w, p);
+}
+
+int dc_recorder_handle(void *ctx, void *data, size_t len)
+{
+	struct dc_recorder *r = ctx;
+	__u32 type;
+
+	if (len < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	/* A failed write is kept in the writer and reported by the caller;
+	 * returning 0 keeps the ring buffer drained so the job never blocks. */
+	if (type == DC_MSG_CALL)
+		handle_call(r, data, len);
+	else if (type == DC_MSG_PROC)
+		handle_proc(r, data, len);
+	return 0;
+}
+
+/* Files already open when tracing starts (stdin/out/err, inherited fds). */
+static void take_open_fds(struct dc_recorder *r, __u32 pid)
+{
+	char dir[64], link[PATH_MAX + 64], target[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		ssize_t n;
+
+		if (*end || de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		dc_hashtab_put(r->files, FD_KEY(pid), (uint32_t)fd, dc_writer_string(r->w, target));
+	}
+	closedir(d);
+}
+
+static void read_comm(__u32 pid, char *comm)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	memset(comm, 0, DC_COMM_LEN);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(comm, DC_COMM_LEN, f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
+static __u32 read_ppid(__u32 pid)
+{
+	char path[64], buf[512], *p;
+	unsigned ppid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	/* comm may hold spaces and parentheses: parse after the last ')'. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %*c %u", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts)
+{
+	struct dc_proc p = { .ts = ts, .pid = pid, .ppid = read_ppid(pid), .kind = DC_PROC_START };
+
+	read_comm(pid, p.comm);
+	take_open_fds(r, pid);
+	return dc_writer_proc(r->w, &p);
+}
+
+bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status)
+{
+	uint64_t st;
+
+	if (!dc_hashtab_get(r->exits, pid, 0, &st))
+		return false;
+	if (status)
+		*status = (int)st;
+	return true;
+}
+
+unsigned long long dc_recorder_calls(const struct dc_recorder *r)
+{
+	return r->calls;
+}
+
+size_t dc_recorder_take_exited(struct dc_recorder *r, __u32 *pids, size_t max)
+{
+	size_t n = r->npending < max ? r->npending : max;
+
+	memcpy(pids, r->pending, n * sizeof(*pids));
+	memmove(r->pending, r->pending + n, (r->npending - n) * sizeof(*pids));
+	r->npending -= n;
+	return n;
+}

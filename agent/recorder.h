@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Turns ring buffer messages into node file records: interns paths, carries
+ * the path of an open fd or stream to the later calls that use it, and keeps
+ * the process table.
+ */
+#ifndef DC_RECORDER_H
+#define DC_RECORDER_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dc_event.h"
+
+struct dc_writer;
+struct dc_recorder;
+
+struct dc_recorder *dc_recorder_new(struct dc_writer *w);
+void dc_recorder_free(struct dc_recorder *r);
+/* ring_buffer_sample_fn: the ring buffer calls it for each message. */
+int dc_recorder_handle(void *ctx, void *data, size_t len);
+/* A process traced from the start (the command, --pid): its open files too. */
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
+/* Set when the process ends; 0 until then. */
+bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status);
+unsigned long long dc_recorder_calls(const struct dc_recorder *r);
+/* Processes that exited since the last call (for PROFILE clean-up). */
+size_t dc_recorder_take_exited(struct dc_recorder *r, __u32 *pids, size_t max);
+
+#endif

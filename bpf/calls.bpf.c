@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * User-level calls: one uprobe/uretprobe pair serves every probed library
+ * function. The attach cookie names the function and its argument layout; a
+ * per-thread stack pairs each return with its entry, so nested levels
+ * (fwrite -> write, H5Dwrite -> MPI_File_write_at -> pwrite) stay apart.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "emit.bpf.h"
+
+/* libbpf 1.1 stops at the fifth argument; mmap's offset is the sixth. */
+#if !defined(PT_REGS_PARM6) && defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) ((x)->r9)
+#endif
+
+static const struct dc_stack empty_stack;
+
+static __always_inline struct dc_stack *thread_stack(__u32 tid)
+{
+	struct dc_stack *st = bpf_map_lookup_elem(&dc_stacks, &tid);
+
+	if (st)
+		return st;
+	bpf_map_update_elem(&dc_stacks, &tid, &empty_stack, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&dc_stacks, &tid);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(dc_call_entry)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct dc_stack *st;
+	struct dc_frame *f;
+	__u32 d;
+
+	if (!dc_is_tracked(id >> 32))
+		return 0;
+	st = thread_stack(tid);
+	if (!st) {
+		dc_count(DC_STAT_STACK_FULL);
+		return 0;
+	}
+	d = st->depth;
+	st->depth = d + 1;
+	if (d >= DC_MAX_DEPTH) {
+		/* Too deep to keep: the matching return only pops the count. */
+		dc_count(DC_STAT_STACK_FULL);
+		return 0;
+	}
+	f = &st->frames[d];
+	f->cookie = bpf_get_attach_cookie(ctx);
+	f->args[0] = PT_REGS_PARM1(ctx);
+	f->args[1] = PT_REGS_PARM2(ctx);
+	f->args[2] = PT_REGS_PARM3(ctx);
+	f->args[3] = PT_REGS_PARM4(ctx);
+	f->args[4] = PT_REGS_PARM5(ctx);
+	f->args[5] = PT_REGS_PARM6(ctx);
+	f->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dc_call_exit, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct dc_stack *st;
+	struct dc_frame *f;
+	__u32 d;
+
+	if (!dc_is_tracked(id >> 32))
+		return 0;
+	st = bpf_map_lookup_elem(&dc_stacks, &tid);
+	if (!st || st->depth == 0)
+		return 0;
+	d = st->depth - 1;
+	st->depth = d;
+	if (d >= DC_MAX_DEPTH)
+		return 0;
+	f = &st->frames[d];
+	/* A return without its entry (probe attached mid-call, longjmp): drop it. */
+	if (f->cookie != cookie)
+		return 0;
+	dc_finish(cookie, f->ts, f->args, ret, d, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Turns a finished call (its entry frame and return value) into an event in
+ * TRACE mode or into per-(pid, function) totals in PROFILE mode. Shared by the
+ * user-level and the system-call programs so both levels report alike.
+ */
+#ifndef DC_EMIT_BPF_H
+#define DC_EMIT_BPF_H
+
+#include "maps.bpf.h"
+
+static __always_inline __u32 dc_slot(__u64 cookie, int slot)
+{
+	return (cookie >> (DC_COOKIE_FUNC_BITS + slot * DC_SLOT_BITS)) & 7;
+}
+
+static __always_inline __u64 dc_arg(__u64 cookie, const __u64 *args, int slot)
+{
+	__u32 i = dc_slot(cookie, slot);
+
+	if (i == 0 || i > 6)
+		return 0;
+	return args[i - 1];
+}
+
+static __always_inline __u32 dc_retkind(__u64 cookie)
+{
+	return (cookie >> DC_COOKIE_RET_SHIFT) & 7;
+}
+
+static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
+{
+	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
+
+	if (dc_slot(cookie, DC_SLOT_MUL))
+		n *= dc_arg(cookie, args, DC_SLOT_MUL);
+	return n;
+}
+
+static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret)
+{
+	if (ret <= 0)
+		return 0;
+	switch (dc_retkind(cookie)) {
+	case DC_RET_BYTES:
+	case DC_RET_INT_BYTES:
+		return ret;
+	case DC_RET_ITEMS:
+		return ret * dc_arg(cookie, args, DC_SLOT_BYTES);
+	default:
+		return 0;
+	}
+}
+
+static __always_inline void dc_profile_add(__u32 tgid, __u64 cookie, __u64 dur, __u64 bytes)
+{
+	struct dc_profile_key key = { .pid = tgid, .func = cookie & (DC_MAX_FUNCS - 1) };
+	struct dc_profile_val *v = bpf_map_lookup_elem(&dc_profile, &key);
+
+	if (!v) {
+		struct dc_profile_val init = {};
+
+		/* EEXIST from a racing CPU is fine: the lookup below finds its entry. */
+		bpf_map_update_elem(&dc_profile, &key, &init, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&dc_profile, &key);
+		if (!v) {
+			dc_count(DC_STAT_MAP_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->count, 1);
+	__sync_fetch_and_add(&v->time_ns, dur);
+	__sync_fetch_and_add(&v->bytes, bytes);
+}
+
+static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cookie,
+				    __u64 ts, __u64 now, const __u64 *args, long ret,
+				    __u32 depth, __u8 flags)
+{
+	__u32 rk = dc_retkind(cookie);
+
+	m->type = DC_MSG_CALL;
+	m->path_len = 0;
+	m->handle = 0;
+	m->ev.ts = ts;
+	m->ev.dur = now - ts;
+	m->ev.pid = id >> 32;
+	m->ev.tid = (__u32)id;
+	m->ev.func = cookie & (DC_MAX_FUNCS - 1);
+	m->ev.cpu = bpf_get_smp_processor_id();
+	m->ev.depth = depth;
+	m->ev.ret = ret;
+	m->ev.req = dc_requested(cookie, args);
+	m->ev.bytes = dc_moved(cookie, args, ret);
+	m->ev.offset = 0;
+	m->ev.fd = -1;
+	m->ev.path = 0;
+	if (dc_slot(cookie, DC_SLOT_FD)) {
+		m->ev.fd = (__s32)dc_arg(cookie, args, DC_SLOT_FD);
+		flags |= DC_EV_FD;
+	} else if (rk == DC_RET_FD && ret >= 0) {
+		m->ev.fd = ret;
+		flags |= DC_EV_FD;
+	}
+	if (dc_slot(cookie, DC_SLOT_OFFSET)) {
+		m->ev.offset = dc_arg(cookie, args, DC_SLOT_OFFSET);
+		flags |= DC_EV_OFFSET;
+	}
+	if (dc_slot(cookie, DC_SLOT_HANDLE)) {
+		m->handle = dc_arg(cookie, args, DC_SLOT_HANDLE);
+		flags |= DC_EV_HANDLE;
+	} else if (rk == DC_RET_HANDLE && ret) {
+		m->handle = ret;
+		flags |= DC_EV_HANDLE;
+	}
+	m->ev.flags = flags;
+}
+
+/* Reports one finished call; path-taking calls carry the path string. */
+static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args, long ret,
+				      __u32 depth, __u8 flags)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u64 now = bpf_ktime_get_ns();
+	__u32 rk = dc_retkind(cookie);
+	struct dc_msg_call *m;
+
+	/* A function returning int leaves the upper half of rax undefined. */
+	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES)
+		ret = (int)ret;
+
+	if (dc_mode() == DC_MODE_PROFILE) {
+		dc_profile_add(id >> 32, cookie, now - ts, dc_moved(cookie, args, ret));
+		return;
+	}
+	if (!dc_slot(cookie, DC_SLOT_PATH)) {
+		m = bpf_ringbuf_reserve(&dc_events, sizeof(*m) - DC_PATH_MAX, 0);
+		if (!m) {
+			dc_count(DC_STAT_LOST);
+			return;
+		}
+		dc_fill(m, id, cookie, ts, now, args, ret, depth, flags);
+		bpf_ringbuf_submit(m, 0);
+		return;
+	}
+	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m), 0);
+	if (!m) {
+		dc_count(DC_STAT_LOST);
+		return;
+	}
+	dc_fill(m, id, cookie, ts, now, args, ret, depth, flags | DC_EV_PATHARG);
+	long n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
+					 (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
+	m->path_len = n > 0 ? n : 0;
+	bpf_ringbuf_submit(m, 0);
+}
+
+#endif /* DC_EMIT_BPF_H */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Maps shared by every DataCrumbs BPF program. Each .bpf.c includes this
+ * header; the definitions are weak so that `bpftool gen object` links them
+ * into one map of each name.
+ */
+#ifndef DC_MAPS_BPF_H
+#define DC_MAPS_BPF_H
+
+#include "dc_event.h"
+
+#define DC_MAX_PROCS 65536
+#define DC_MAX_THREADS 32768
+
+/* One user-level call open on a thread. */
+struct dc_frame {
+	__u64 ts;
+	__u64 cookie;
+	__u64 args[6];
+};
+
+struct dc_stack {
+	__u32 depth;
+	__u32 pad;
+	struct dc_frame frames[DC_MAX_DEPTH];
+};
+
+/* A system call open on a thread: they never nest. */
+struct dc_sysframe {
+	__u64 ts;
+	__u64 cookie;
+	__u64 args[6];
+};
+
+/* Thread group ids of the job's processes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_tracked SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct dc_stack);
+} dc_stacks SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct dc_sysframe);
+} dc_sysframes SEC(".maps") __weak;
+
+/* System call number -> cookie | DC_COOKIE_ON; 0 for calls not traced. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, __u64);
+} dc_syscalls SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct dc_profile_key);
+	__type(value, struct dc_profile_val);
+} dc_profile SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_NR_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} dc_stats SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_config);
+} dc_config SEC(".maps") __weak;
+
+/* Size set by dc-agent before load (--ringbuf-mb). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} dc_events SEC(".maps") __weak;
+
+static __always_inline int dc_is_tracked(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&dc_tracked, &tgid) != 0;
+}
+
+static __always_inline void dc_count(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&dc_stats, &stat);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline __u32 dc_mode(void)
+{
+	__u32 zero = 0;
+	struct dc_config *c = bpf_map_lookup_elem(&dc_config, &zero);
+
+	return c ? c->mode : DC_MODE_TRACE;
+}
+
+#endif /* DC_MAPS_BPF_H */

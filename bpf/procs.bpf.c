@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Process life of the job: children of tracked processes become tracked,
+ * exec renames them, and the last thread's exit reports the wait status and
+ * frees every map entry of the process, so long jobs do not fill the maps.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "maps.bpf.h"
+
+static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 code)
+{
+	struct dc_msg_proc *m;
+
+	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m), 0);
+	if (!m) {
+		dc_count(DC_STAT_LOST);
+		return;
+	}
+	m->type = DC_MSG_PROC;
+	m->pad = 0;
+	m->proc.ts = bpf_ktime_get_ns();
+	m->proc.pid = pid;
+	m->proc.ppid = ppid;
+	m->proc.kind = kind;
+	m->proc.exit_code = code;
+	bpf_get_current_comm(m->proc.comm, sizeof(m->proc.comm));
+	bpf_ringbuf_submit(m, 0);
+}
+
+SEC("raw_tp/sched_process_fork")
+int dc_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (struct task_struct *)ctx->args[0];
+	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 one = 1;
+
+	/* A new thread shares its tgid, which is tracked already. */
+	if (ctgid == ptgid || !dc_is_tracked(ptgid))
+		return 0;
+	if (bpf_map_update_elem(&dc_tracked, &ctgid, &one, BPF_ANY)) {
+		dc_count(DC_STAT_MAP_FULL);
+		return 0;
+	}
+	send_proc(DC_PROC_FORK, ctgid, ptgid, 0);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int dc_exec(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (dc_is_tracked(tgid))
+		send_proc(DC_PROC_EXEC, tgid, 0, 0);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int dc_exit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct task_struct *task;
+	__s32 code;
+
+	if (!dc_is_tracked(tgid))
+		return 0;
+	bpf_map_delete_elem(&dc_stacks, &tid);
+	bpf_map_delete_elem(&dc_sysframes, &tid);
+	task = (struct task_struct *)bpf_get_current_task();
+	/* Only the last thread out ends the process. */
+	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	code = BPF_CORE_READ(task, exit_code);
+	if (!code)
+		code = BPF_CORE_READ(task, signal, group_exit_code);
+	send_proc(DC_PROC_EXIT, tgid, BPF_CORE_READ(task, real_parent, tgid), code);
+	bpf_map_delete_elem(&dc_tracked, &tgid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-dump: prints a node file as text, one record a line, for people and for
+ * scripts (fields are key=value; paths come last, as they may hold spaces).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nodefile.h"
+
+static const char usage[] =
+"Usage: dc-dump [--events-only] NODEFILE\n"
+"\n"
+"Prints a DataCrumbs node file as text: the header, the function table,\n"
+"process events, traced calls, profile counters and drop statistics.\n"
+"A file cut short (agent killed) is printed up to its last whole chunk,\n"
+"with a warning; a corrupt one fails with exit status 1.\n"
+"\n"
+"  -e, --events-only  print only the traced calls\n"
+"  -h, --help         show this help\n";
+
+struct funcs {
+	struct dc_func *v;
+	size_t n;
+};
+
+static const char *proc_kind(unsigned k)
+{
+	static const char *const names[] = { "?", "start", "fork", "exec", "exit" };
+
+	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+static const struct dc_func *func_of(const struct funcs *f, __u32 id)
+{
+	return id < f->n && f->v[id].id == id ? &f->v[id] : NULL;
+}
+
+static void print_header(const struct dc_node_header *h)
+{
+	printf("node job=%s host=%s mode=%s interval_ms=%u uid=%u ncpus=%u agent_pid=%u version=%s\n",
+	       h->job_id, h->hostname, h->mode ? "profile" : "trace", h->interval_ms, h->uid, h->ncpus,
+	       h->agent_pid, h->agent_version);
+	printf("clock monotonic_ns=%llu realtime_ns=%llu boot_id=%s\n",
+	       (unsigned long long)h->monotonic_ref_ns, (unsigned long long)h->realtime_ref_ns, h->boot_id);
+	printf("topology %s\n", h->topology);
+}
+
+static int take_funcs(struct funcs *f, const struct dc_func *recs, __u32 n)
+{
+	for (__u32 i = 0; i < n; i++) {
+		__u32 id = recs[i].id;
+
+		if (id >= DC_MAX_FUNCS)
+			continue;
+		if (id >= f->n) {
+			struct dc_func *v = realloc(f->v, (id + 1) * sizeof(*v));
+
+			if (!v)
+				return -1;
+			memset(v + f->n, 0xff, (id + 1 - f->n) * sizeof(*v));
+			f->v = v;
+			f->n = id + 1;
+		}
+		f->v[id] = recs[i];
+	}
+	return 0;
+}
+
+static void print_event(const struct dc_reader *r, const struct funcs *f, const struct dc_event *e)
+{
+	const struct dc_func *fn = func_of(f, e->func);
+
+	printf("event ts=%llu dur=%llu pid=%u tid=%u cpu=%u depth=%u level=%s func=%s ret=%lld req=%llu bytes=%llu",
+	       (unsigned long long)e->ts, (unsigned long long)e->dur, e->pid, e->tid, e->cpu, e->depth,
+	       fn ? dc_reader_string(r, fn->category) : "?", fn ? dc_reader_string(r, fn->name) : "?",
+	       (long long)e->ret, (unsigned long long)e->req, (unsigned long long)e->bytes);
+	if (e->flags & DC_EV_FD)
+		printf(" fd=%d", e->fd);
+	if (e->flags & DC_EV_OFFSET)
+		printf(" offset=%lld", (long long)e->offset);
+	printf(" path=%s\n", dc_reader_string(r, e->path));
+}
+
+static void print_chunk(const struct dc_reader *r, struct funcs *f, const struct dc_chunk *c, int events_only)
+{
+	const struct dc_chunk_header *h = &c->hdr;
+
+	if (h->type == DC_CHUNK_EVENTS) {
+		for (__u32 i = 0; i < h->count; i++)
+			print_event(r, f, (const struct dc_event *)c->data + i);
+		return;
+	}
+	if (events_only)
+		return;
+	for (__u32 i = 0; i < h->count; i++) {
+		if (h->type == DC_CHUNK_FUNCS) {
+			const struct dc_func *fn = (const struct dc_func *)c->data + i;
+
+			printf("function id=%u level=%s name=%s\n", fn->id, dc_reader_string(r, fn->category),
+			       dc_reader_string(r, fn->name));
+		} else if (h->type == DC_CHUNK_PROCS) {
+			const struct dc_proc *p = (const struct dc_proc *)c->data + i;
+			char comm[DC_COMM_LEN + 1] = { 0 };
+
+			memcpy(comm, p->comm, DC_COMM_LEN);
+			printf("process ts=%llu kind=%s pid=%u ppid=%u", (unsigned long long)p->ts,
+			       proc_kind(p->kind), p->pid, p->ppid);
+			if (p->kind == DC_PROC_EXIT && (p->exit_code & 0x7f))
+				printf(" signal=%d", p->exit_code & 0x7f);
+			else if (p->kind == DC_PROC_EXIT)
+				printf(" exit=%d", (p->exit_code >> 8) & 0xff);
+			printf(" comm=%s\n", comm);
+		} else if (h->type == DC_CHUNK_COUNTERS) {
+			const struct dc_counter *k = (const struct dc_counter *)c->data + i;
+			const struct dc_func *fn = func_of(f, k->func);
+
+			printf("counter ts=%llu pid=%u level=%s func=%s count=%llu time_ns=%llu bytes=%llu\n",
+			       (unsigned long long)k->ts, k->pid, fn ? dc_reader_string(r, fn->category) : "?",
+			       fn ? dc_reader_string(r, fn->name) : "?", (unsigned long long)k->count,
+			       (unsigned long long)k->time_ns, (unsigned long long)k->bytes);
+		} else if (h->type == DC_CHUNK_STATS) {
+			const struct dc_cpu_stats *s = (const struct dc_cpu_stats *)c->data + i;
+
+			printf("stats cpu=%u lost=%llu too_deep=%llu map_full=%llu\n", s->cpu,
+			       (unsigned long long)s->stat[DC_STAT_LOST],
+			       (unsigned long long)s->stat[DC_STAT_STACK_FULL],
+			       (unsigned long long)s->stat[DC_STAT_MAP_FULL]);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "events-only", no_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0 },
+	};
+	struct funcs funcs = { 0 };
+	int events_only = 0, c, rc = 0;
+	enum dc_read_status st;
+	struct dc_reader *r;
+	struct dc_chunk chunk;
+	char err[1024];
+
+	while ((c = getopt_long(argc, argv, "eh", longopts, NULL)) != -1) {
+		if (c == 'e') {
+			events_only = 1;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	r = dc_reader_open(argv[optind], err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "dc-dump: %s\n", err);
+		return 1;
+	}
+	if (!events_only)
+		print_header(dc_reader_header(r));
+	while ((st = dc_reader_next(r, &chunk)) == DC_READ_OK) {
+		if (chunk.hdr.type == DC_CHUNK_FUNCS && take_funcs(&funcs, chunk.data, chunk.hdr.count)) {
+			fprintf(stderr, "dc-dump: out of memory\n");
+			rc = 1;
+			break;
+		}
+		print_chunk(r, &funcs, &chunk, events_only);
+	}
+	if (st == DC_READ_TRUNCATED) {
+		fprintf(stderr, "dc-dump: warning: %s\n", dc_reader_problem(r));
+		if (!events_only)
+			printf("truncated\n");
+	} else if (st == DC_READ_END) {
+		if (!events_only)
+			printf("end\n");
+	} else if (!rc) {
+		fprintf(stderr, "dc-dump: %s\n", dc_reader_problem(r));
+		rc = 1;
+	}
+	free(funcs.v);
+	dc_reader_close(r);
+	return rc;
+}

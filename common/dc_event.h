@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The records DataCrumbs moves around: produced by the BPF programs, carried
+ * through the ring buffer, written to node files by dc-agent and read back by
+ * the collector. Both the BPF side and user space include this header; the
+ * includer provides the __u64-style types (vmlinux.h or <linux/types.h>).
+ */
+#ifndef DC_EVENT_H
+#define DC_EVENT_H
+
+#define DC_PATH_MAX 256
+#define DC_COMM_LEN 16
+#define DC_MAX_DEPTH 8
+#define DC_MAX_FUNCS 4096
+
+/*
+ * A probe's attach cookie tells the shared BPF programs which function fired
+ * and where its interesting arguments are, so one program serves every probe.
+ * Argument slots hold 1..6 (the C argument position) or 0 (absent).
+ */
+#define DC_COOKIE_FUNC_BITS 16
+#define DC_SLOT_BITS 3
+enum dc_slot {
+	DC_SLOT_PATH,   /* const char * path */
+	DC_SLOT_FD,     /* int fd */
+	DC_SLOT_HANDLE, /* opaque handle: FILE *, DIR *, MPI_File, hid_t */
+	DC_SLOT_BYTES,  /* byte count (or item size when DC_SLOT_MUL is set) */
+	DC_SLOT_MUL,    /* multiplies DC_SLOT_BYTES (fread/fwrite nmemb) */
+	DC_SLOT_OFFSET, /* file offset */
+	DC_NR_SLOTS,
+};
+#define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
+/* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
+#define DC_COOKIE_ON (1ull << 63)
+#define DC_MAX_SYSCALLS 512
+
+/* What a function's return value means. */
+enum dc_ret {
+	DC_RET_PLAIN,  /* nothing special, kept as is */
+	DC_RET_FD,     /* a new file descriptor, a C int (open, creat, openat) */
+	DC_RET_HANDLE, /* a new handle (fopen, opendir) */
+	DC_RET_BYTES,  /* bytes moved (read, write, fprintf) */
+	DC_RET_ITEMS,  /* items moved, each DC_SLOT_BYTES long (fread) */
+	DC_RET_INT,    /* a C int (close, stat): only the low 32 bits are set */
+	DC_RET_INT_BYTES, /* bytes moved, as a C int (fprintf) */
+};
+
+/* dc_event.flags */
+#define DC_EV_FD      0x01 /* fd holds a descriptor */
+#define DC_EV_OFFSET  0x02 /* offset holds a file offset */
+#define DC_EV_HANDLE  0x04 /* the call named a handle */
+#define DC_EV_SYSCALL 0x08 /* kernel level: a system call */
+#define DC_EV_PATHARG 0x10 /* path was an argument, not looked up from fd */
+
+/* One traced call: a record of a node file's EVENTS chunk. */
+struct dc_event {
+	__u64 ts;     /* entry, CLOCK_MONOTONIC nanoseconds */
+	__u64 dur;    /* nanoseconds */
+	__u32 pid;    /* thread group id */
+	__u32 tid;
+	__u32 func;   /* index into the node file's function table */
+	__u16 cpu;
+	__u8 depth;   /* user-level calls open on this thread at entry */
+	__u8 flags;
+	__s64 ret;    /* raw return value */
+	__u64 req;    /* bytes asked for */
+	__u64 bytes;  /* bytes moved */
+	__s64 offset;
+	__s32 fd;
+	__u32 path;   /* string id, 0 for none */
+};
+
+/* Process life: a record of a node file's PROCS chunk. */
+enum dc_proc_kind {
+	DC_PROC_START = 1, /* traced from the start (the command, --pid) */
+	DC_PROC_FORK,
+	DC_PROC_EXEC,
+	DC_PROC_EXIT,
+};
+
+struct dc_proc {
+	__u64 ts;
+	__u32 pid;
+	__u32 ppid;
+	__u32 kind;
+	__s32 exit_code; /* wait status for DC_PROC_EXIT: signal in low 7 bits */
+	char comm[DC_COMM_LEN];
+};
+
+/* PROFILE mode: cumulative totals per (pid, function), a COUNTERS record. */
+struct dc_counter {
+	__u64 ts; /* when the totals were read, CLOCK_MONOTONIC ns */
+	__u32 pid;
+	__u32 func;
+	__u64 count;
+	__u64 time_ns;
+	__u64 bytes;
+};
+
+/* Ring buffer messages: each starts with its type. */
+enum dc_msg_type {
+	DC_MSG_CALL = 1,
+	DC_MSG_PROC,
+};
+
+struct dc_msg_call {
+	__u32 type;
+	__u32 path_len; /* bytes of path[] filled, with the NUL; 0 for none */
+	__u64 handle;
+	struct dc_event ev;
+	char path[DC_PATH_MAX];
+};
+
+struct dc_msg_proc {
+	__u32 type;
+	__u32 pad;
+	struct dc_proc proc;
+};
+
+/* What dc-agent tells the BPF programs (the one entry of dc_config). */
+enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
+
+struct dc_config {
+	__u32 mode;
+};
+
+/* Keys and values of maps that user space reads too. */
+struct dc_profile_key {
+	__u32 pid;
+	__u32 func;
+};
+
+struct dc_profile_val {
+	__u64 count;
+	__u64 time_ns;
+	__u64 bytes;
+};
+
+/* Slots of the per-CPU statistics array. */
+enum dc_stat {
+	DC_STAT_LOST,       /* ring buffer full: event dropped */
+	DC_STAT_STACK_FULL, /* deeper than DC_MAX_DEPTH or no thread slot */
+	DC_STAT_MAP_FULL,   /* a profile or tracking map was full */
+	DC_NR_STATS,
+};
+
+#endif /* DC_EVENT_H */

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "nodefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "hashtab.h"
+
+/* Events are cut into chunks of about this size: small enough that a killed
+ * agent loses little, large enough that chunk headers cost nothing. */
+#define DC_EVENTS_PER_CHUNK 16384
+
+static const size_t rec_sizes[DC_CHUNK_TYPE_MAX] = {
+	[DC_CHUNK_FUNCS] = sizeof(struct dc_func),
+	[DC_CHUNK_PROCS] = sizeof(struct dc_proc),
+	[DC_CHUNK_EVENTS] = sizeof(struct dc_event),
+	[DC_CHUNK_COUNTERS] = sizeof(struct dc_counter),
+	[DC_CHUNK_STATS] = sizeof(struct dc_cpu_stats),
+};
+
+static const char *const type_names[DC_CHUNK_TYPE_MAX] = {
+	[DC_CHUNK_STRINGS] = "strings", [DC_CHUNK_FUNCS] = "functions",
+	[DC_CHUNK_PROCS] = "processes", [DC_CHUNK_EVENTS] = "events",
+	[DC_CHUNK_COUNTERS] = "counters", [DC_CHUNK_STATS] = "statistics",
+	[DC_CHUNK_END] = "end",
+};
+
+size_t dc_chunk_rec_size(unsigned type)
+{
+	return type < DC_CHUNK_TYPE_MAX ? rec_sizes[type] : 0;
+}
+
+const char *dc_chunk_type_name(unsigned type)
+{
+	return type < DC_CHUNK_TYPE_MAX && type_names[type] ? type_names[type] : "unknown";
+}
+
+static __u32 crc_of(const void *p, size_t n)
+{
+	return crc32(crc32(0L, Z_NULL, 0), p, n);
+}
+
+static __u32 header_crc(struct dc_chunk_header h)
+{
+	h.header_crc = 0;
+	return crc_of(&h, sizeof(h));
+}
+
+static __u32 node_header_crc(struct dc_node_header h)
+{
+	h.crc = 0;
+	return crc_of(&h, sizeof(h));
+}
+
+/* ---- writing ---- */
+
+struct buf {
+	char *data;
+	size_t len, cap;
+	__u32 count;
+};
+
+struct dc_writer {
+	int fd;
+	int err;
+	off_t good_off; /* end of the last whole chunk */
+	struct buf bufs[DC_CHUNK_TYPE_MAX];
+	struct dc_hashtab *string_ids;
+	char **strings; /* by id - 1, to tell hash collisions apart */
+	__u32 nstrings, strings_cap;
+	unsigned long long events;
+};
+
+static int buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		char *d;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		d = realloc(b->data, cap);
+		if (!d)
+			return -1;
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->count++;
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		c += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Keeps the file whole on a failed write: cut back to the last whole chunk. */
+static int fail(struct dc_writer *w, int err)
+{
+	if (!w->err) {
+		w->err = err;
+		if (ftruncate(w->fd, w->good_off) == 0)
+			lseek(w->fd, w->good_off, SEEK_SET);
+	}
+	errno = w->err;
+	return -1;
+}
+
+struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr,
+				   int uid, int gid, char *err, size_t errlen)
+{
+	struct dc_node_header h = *hdr;
+	struct dc_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->string_ids = dc_hashtab_new(1024))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if ((uid >= 0 || gid >= 0) && fchown(w->fd, uid, gid)) {
+		snprintf(err, errlen, "cannot give %s to uid %d: %s", path, uid, strerror(errno));
+		goto fail_unlink;
+	}
+	memcpy(h.magic, DC_NODE_MAGIC, sizeof(h.magic));
+	h.version = DC_NODE_VERSION;
+	h.header_size = sizeof(h);
+	h.crc = node_header_crc(h);
+	if (write_all(w->fd, &h, sizeof(h))) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto fail_unlink;
+	}
+	w->good_off = sizeof(h);
+	return w;
+
+fail_unlink:
+	unlink(path);
+	close(w->fd);
+fail:
+	if (w)
+		dc_hashtab_free(w->string_ids);
+	free(w);
+	return NULL;
+}
+
+__u32 dc_writer_string(struct dc_writer *w, const char *s)
+{
+	uint64_t h = dc_hash_string(s), id;
+	uint64_t probe = 0;
+
+	if (!s || !*s)
+		return 0;
+	while (dc_hashtab_get(w->string_ids, h, probe, &id)) {
+		if (strcmp(w->strings[id - 1], s) == 0)
+			return id;
+		probe++; /* a different string with the same hash */
+	}
+	if (w->nstrings == w->strings_cap) {
+		__u32 cap = w->strings_cap ? w->strings_cap * 2 : 256;
+		char **n = realloc(w->strings, cap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		w->strings = n;
+		w->strings_cap = cap;
+	}
+	w->strings[w->nstrings] = strdup(s);
+	if (!w->strings[w->nstrings] ||
+	    buf_add(&w->bufs[DC_CHUNK_STRINGS], s, strlen(s) + 1) ||
+	    dc_hashtab_put(w->string_ids, h, probe, w->nstrings + 1))
+		return 0;
+	return ++w->nstrings;
+}
+
+static int add_record(struct dc_writer *w, unsigned type, const void *rec)
+{
+	if (w->err) {
+		errno = w->err;
+		return -1;
+	}
+	if (buf_add(&w->bufs[type], rec, rec_sizes[type]))
+		return fail(w, ENOMEM);
+	return 0;
+}
+
+int dc_writer_func(struct dc_writer *w, const struct dc_func *f)
+{
+	return add_record(w, DC_CHUNK_FUNCS, f);
+}
+
+int dc_writer_proc(struct dc_writer *w, const struct dc_proc *p)
+{
+	return add_record(w, DC_CHUNK_PROCS, p);
+}
+
+int dc_writer_counter(struct dc_writer *w, const struct dc_counter *c)
+{
+	return add_record(w, DC_CHUNK_COUNTERS, c);
+}
+
+int dc_writer_stats(struct dc_writer *w, const struct dc_cpu_stats *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (add_record(w, DC_CHUNK_STATS, &s[i]))
+			return -1;
+	return 0;
+}
+
+int dc_writer_event(struct dc_writer *w, const struct dc_event *e)
+{
+	if (add_record(w, DC_CHUNK_EVENTS, e))
+		return -1;
+	if (w->bufs[DC_CHUNK_EVENTS].count >= DC_EVENTS_PER_CHUNK)
+		return dc_writer_flush(w);
+	return 0;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct dc_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* The outer call first when two start together. */
+	return x->dur > y->dur ? -1 : x->dur < y->dur;
+}
+
+static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
+{
+	struct dc_chunk_header h = {
+		.magic = DC_CHUNK_MAGIC,
+		.type = type,
+		.rec_size = rec_sizes[type],
+		.count = b->count,
+		.payload_len = b->len,
+	};
+
+	if (type == DC_CHUNK_EVENTS && b->count) {
+		/* Sorted chunks let the collector merge by time with bounded memory. */
+		const struct dc_event *ev = (const void *)b->data;
+
+		qsort(b->data, b->count, sizeof(*ev), by_ts);
+		h.min_ts = ev[0].ts;
+		for (__u32 i = 0; i < b->count; i++)
+			if (ev[i].ts + ev[i].dur > h.max_ts)
+				h.max_ts = ev[i].ts + ev[i].dur;
+	}
+	h.payload_crc = crc_of(b->data, b->len);
+	h.header_crc = header_crc(h);
+	if (write_all(w->fd, &h, sizeof(h)) || write_all(w->fd, b->data, b->len))
+		return fail(w, errno);
+	w->good_off += sizeof(h) + b->len;
+	if (type == DC_CHUNK_EVENTS)
+		w->events += b->count;
+	b->len = 0;
+	b->count = 0;
+	return 0;
+}
+
+int dc_writer_flush(struct dc_writer *w)
+{
+	/* Strings first: later chunks refer to them by id. */
+	static const unsigned order[] = { DC_CHUNK_STRINGS, DC_CHUNK_FUNCS, DC_CHUNK_PROCS,
+					  DC_CHUNK_EVENTS, DC_CHUNK_COUNTERS, DC_CHUNK_STATS };
+
+	if (w->err) {
+		errno = w->err;
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct buf *b = &w->bufs[order[i]];
+
+		if (b->count && write_chunk(w, order[i], b))
+			return -1;
+	}
+	return 0;
+}
+
+int dc_writer_close(struct dc_writer *w, unsigned long long *events)
+{
+	struct buf end = { 0 };
+	int err;
+
+	if (!dc_writer_flush(w))
+		write_chunk(w, DC_CHUNK_END, &end);
+	if (!w->err && fsync(w->fd) && errno != EINVAL)
+		fail(w, errno);
+	err = w->err;
+	if (events)
+		*events = w->events;
+	close(w->fd);
+	for (unsigned i = 0; i < DC_CHUNK_TYPE_MAX; i++)
+		free(w->bufs[i].data);
+	for (__u32 i = 0; i < w->nstrings; i++)
+		free(w->strings[i]);
+	free(w->strings);
+	dc_hashtab_free(w->string_ids);
+	free(w);
+	return err;
+}
+
+int dc_writer_error(const struct dc_writer *w)
+{
+	return w->err;
+}
+
+unsigned long long dc_writer_events_written(const struct dc_writer *w)
+{
+	return w->events;
+}
+
+/* ---- reading ---- */
+
+struct dc_reader {
+	int fd;
+	char *path;
+	struct dc_node_header hdr;
+	long long off;
+	char *payload;
+	size_t payload_cap;
+	char **strings;
+	__u32 nstrings, strings_cap;
+	char problem[512];
+};
+
+static enum dc_read_status problem(struct dc_reader *r, enum dc_read_status st, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->problem, sizeof(r->problem), "%s: ", r->path);
+
+	va_start(ap, fmt);
+	vsnprintf(r->problem + n, sizeof(r->problem) - n, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += k;
+	}
+	return got;
+}
+
+static const char *check_header(const struct dc_node_header *h, ssize_t got)
+{
+	static char why[128];
+
+	if (got < (ssize_t)sizeof(h->magic) || memcmp(h->magic, DC_NODE_MAGIC, sizeof(h->magic)))
+		return "not a DataCrumbs node file (bad magic)";
+	if (got < (ssize_t)sizeof(*h))
+		return "truncated inside its header";
+	if (h->version != DC_NODE_VERSION) {
+		snprintf(why, sizeof(why), "format version %u, this build reads version %u",
+			 h->version, DC_NODE_VERSION);
+		return why;
+	}
+	if (h->header_size != sizeof(*h) || h->crc != node_header_crc(*h))
+		return "corrupt header (checksum mismatch)";
+	return NULL;
+}
+
+struct dc_reader *dc_reader_open(const char *path, char *err, size_t errlen)
+{
+	struct dc_reader *r = calloc(1, sizeof(*r));
+	const char *why;
+	ssize_t got;
+
+	if (!r || !(r->path = strdup(path))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		free(r);
+		return NULL;
+	}
+	r->fd = -1;
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	got = read_full(r->fd, &r->hdr, sizeof(r->hdr));
+	if (got < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	why = check_header(&r->hdr, got);
+	if (why) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto fail;
+	}
+	r->hdr.job_id[sizeof(r->hdr.job_id) - 1] = 0;
+	r->hdr.hostname[sizeof(r->hdr.hostname) - 1] = 0;
+	r->hdr.boot_id[sizeof(r->hdr.boot_id) - 1] = 0;
+	r->hdr.topology[sizeof(r->hdr.topology) - 1] = 0;
+	r->hdr.agent_version[sizeof(r->hdr.agent_version) - 1] = 0;
+	r->off = sizeof(r->hdr);
+	return r;
+fail:
+	dc_reader_close(r);
+	return NULL;
+}
+
+const struct dc_node_header *dc_reader_header(const struct dc_reader *r)
+{
+	return &r->hdr;
+}
+
+const char *dc_reader_problem(const struct dc_reader *r)
+{
+	return r->problem;
+}
+
+static int take_strings(struct dc_reader *r, const struct dc_chunk_header *h)
+{
+	const char *p = r->payload, *end = r->payload + h->payload_len;
+	__u32 n = 0;
+
+	if (h->payload_len && end[-1] != 0)
+		return -1;
+	for (const char *s = p; s < end; s += strlen(s) + 1)
+		n++;
+	if (n != h->count)
+		return -1;
+	if (r->nstrings + n > r->strings_cap) {
+		__u32 cap = r->strings_cap ? r->strings_cap : 256;
+		char **v;
+
+		while (cap < r->nstrings + n)
+			cap *= 2;
+		v = realloc(r->strings, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		r->strings = v;
+		r->strings_cap = cap;
+	}
+	for (const char *s = p; s < end; s += strlen(s) + 1)
+		if (!(r->strings[r->nstrings++] = strdup(s)))
+			return -1;
+	return 0;
+}
+
+static enum dc_read_status check_chunk(struct dc_reader *r, const struct dc_chunk_header *h)
+{
+	size_t rs;
+
+	if (h->magic != DC_CHUNK_MAGIC || h->header_crc != header_crc(*h))
+		return problem(r, DC_READ_CORRUPT, "corrupt chunk header at offset %lld", r->off);
+	if (h->type == 0 || h->type >= DC_CHUNK_TYPE_MAX)
+		return problem(r, DC_READ_CORRUPT, "unknown chunk type %u at offset %lld", h->type, r->off);
+	rs = rec_sizes[h->type];
+	if (h->rec_size != rs || h->payload_len > DC_CHUNK_MAX_PAYLOAD ||
+	    (rs && (unsigned long long)h->count * rs != h->payload_len))
+		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld has impossible sizes",
+			       dc_chunk_type_name(h->type), r->off);
+	return DC_READ_OK;
+}
+
+enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c)
+{
+	for (;;) {
+		struct dc_chunk_header h;
+		enum dc_read_status st;
+		ssize_t got = read_full(r->fd, &h, sizeof(h));
+
+		if (got < 0)
+			return problem(r, DC_READ_IOERR, "%s", strerror(errno));
+		if (got == 0)
+			return problem(r, DC_READ_TRUNCATED,
+				       "ends at offset %lld without an end mark: the agent stopped before closing it",
+				       r->off);
+		if (got < (ssize_t)sizeof(h))
+			return problem(r, DC_READ_TRUNCATED, "cut inside a chunk header at offset %lld", r->off);
+		st = check_chunk(r, &h);
+		if (st != DC_READ_OK)
+			return st;
+		if (h.payload_len > r->payload_cap) {
+			char *p = realloc(r->payload, h.payload_len);
+
+			if (!p)
+				return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", h.payload_len);
+			r->payload = p;
+			r->payload_cap = h.payload_len;
+		}
+		got = read_full(r->fd, r->payload, h.payload_len);
+		if (got < 0)
+			return problem(r, DC_READ_IOERR, "%s", strerror(errno));
+		if (got < (ssize_t)h.payload_len)
+			return problem(r, DC_READ_TRUNCATED,
+				       "%s chunk at offset %lld is cut short (%zd of %u bytes); %u records dropped",
+				       dc_chunk_type_name(h.type), r->off, got, h.payload_len, h.count);
+		if (crc_of(r->payload, h.payload_len) != h.payload_crc)
+			return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum",
+				       dc_chunk_type_name(h.type), r->off);
+		c->hdr = h;
+		c->data = r->payload;
+		c->offset = r->off;
+		r->off += sizeof(h) + h.payload_len;
+		if (h.type == DC_CHUNK_END)
+			return DC_READ_END;
+		if (h.type != DC_CHUNK_STRINGS)
+			return DC_READ_OK;
+		if (take_strings(r, &h))
+			return problem(r, DC_READ_CORRUPT, "malformed strings chunk at offset %lld", c->offset);
+	}
+}
+
+const char *dc_reader_string(const struct dc_reader *r, __u32 id)
+{
+	return id && id <= r->nstrings ? r->strings[id - 1] : "";
+}
+
+__u32 dc_reader_nstrings(const struct dc_reader *r)
+{
+	return r->nstrings;
+}
+
+int dc_reader_seek(struct dc_reader *r, long long offset)
+{
+	if (lseek(r->fd, offset, SEEK_SET) < 0)
+		return -1;
+	r->off = offset;
+	return 0;
+}
+
+void dc_reader_close(struct dc_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (__u32 i = 0; i < r->nstrings; i++)
+		free(r->strings[i]);
+	free(r->strings);
+	free(r->payload);
+	free(r->path);
+	free(r);
+}
