@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -17,30 +15,7 @@
 #include "dc_event.h"
 #include "hashtab.h"
 #include "symbols.h"
-
-/*
- * uprobe_multi links (Linux 6.6) attach every function of a library with one
- * link and detach them with one RCU wait; per-function perf-event uprobes
- * wait ~100 ms each on detach. Debian 12's UAPI headers and libbpf 1.1
- * predate them, so the link is created with the raw bpf() call.
- */
-#define DC_BPF_TRACE_UPROBE_MULTI 48
-#define DC_BPF_F_UPROBE_MULTI_RETURN 1u
-
-struct uprobe_multi_attr { /* union bpf_attr, link_create variant */
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 multi_flags;
-	__u32 pid;
-	__u32 pad;
-};
+#include "uprobe_multi.h"
 
 struct dc_probes {
 	struct datacrumbs_bpf *skel;
@@ -75,8 +50,8 @@ int dc_probes_prepare(struct datacrumbs_bpf *skel)
 	/* Attached only when a probe set names system calls. */
 	bpf_program__set_autoattach(skel->progs.dc_sys_enter, false);
 	bpf_program__set_autoattach(skel->progs.dc_sys_exit, false);
-	if (bpf_program__set_expected_attach_type(skel->progs.dc_call_entry, DC_BPF_TRACE_UPROBE_MULTI) ||
-	    bpf_program__set_expected_attach_type(skel->progs.dc_call_exit, DC_BPF_TRACE_UPROBE_MULTI))
+	if (dc_uprobe_multi_prepare(skel->progs.dc_call_entry) ||
+	    dc_uprobe_multi_prepare(skel->progs.dc_call_exit))
 		return -1;
 	return 0;
 }
@@ -152,34 +127,16 @@ static long add_function(struct dc_probes *p, const char *name, const char *cate
 	return p->nfns++;
 }
 
-static int link_uprobe_multi(struct bpf_program *prog, const char *lib, const unsigned long *offsets,
-			     const __u64 *cookies, size_t n, __u32 flags)
-{
-	struct uprobe_multi_attr attr = {
-		.prog_fd = bpf_program__fd(prog),
-		.attach_type = DC_BPF_TRACE_UPROBE_MULTI,
-		.path = (__u64)(unsigned long)lib,
-		.offsets = (__u64)(unsigned long)offsets,
-		.cookies = (__u64)(unsigned long)cookies,
-		.cnt = n,
-		.multi_flags = flags,
-	};
-	int fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-
-	return fd < 0 ? -errno : fd;
-}
-
 /* One entry and one return link for all the chosen functions of a library. */
 static int attach_uprobes(struct dc_probes *p, const char *lib, const unsigned long *offsets,
 			  const __u64 *cookies, size_t n)
 {
 	int in, out;
 
-	in = link_uprobe_multi(p->skel->progs.dc_call_entry, lib, offsets, cookies, n, 0);
+	in = dc_uprobe_multi_attach(p->skel->progs.dc_call_entry, lib, offsets, cookies, n, false);
 	if (in < 0)
 		return in;
-	out = link_uprobe_multi(p->skel->progs.dc_call_exit, lib, offsets, cookies, n,
-				DC_BPF_F_UPROBE_MULTI_RETURN);
+	out = dc_uprobe_multi_attach(p->skel->progs.dc_call_exit, lib, offsets, cookies, n, true);
 	if (out < 0) {
 		close(in);
 		return out;

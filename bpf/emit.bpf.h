@@ -116,6 +116,18 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 	m->ev.flags = flags;
 }
 
+/*
+ * Waking the reader for each event costs more than the event: wake it only
+ * when a batch is waiting; its poll timeout collects the rest.
+ */
+#define DC_WAKEUP_BYTES (256 << 10)
+
+static __always_inline __u64 dc_wakeup(void)
+{
+	return bpf_ringbuf_query(&dc_events, BPF_RB_AVAIL_DATA) >= DC_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
+										 : BPF_RB_NO_WAKEUP;
+}
+
 /* Reports one finished call; path-taking calls carry the path string. */
 static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args, long ret,
 				      __u32 depth, __u8 flags)
@@ -140,7 +152,7 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 			return;
 		}
 		dc_fill(m, id, cookie, ts, now, args, ret, depth, flags);
-		bpf_ringbuf_submit(m, 0);
+		bpf_ringbuf_submit(m, dc_wakeup());
 		return;
 	}
 	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m), 0);
@@ -152,7 +164,7 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 	long n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
 					 (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
 	m->path_len = n > 0 ? n : 0;
-	bpf_ringbuf_submit(m, 0);
+	bpf_ringbuf_submit(m, dc_wakeup());
 }
 
 #endif /* DC_EMIT_BPF_H */

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Time per call of 1-byte writes to /dev/null: bare, under an empty
+# uprobe+uretprobe pair (the mechanism's floor: attached as dc-agent does,
+# with a uprobe_multi link, and as classic perf-event uprobes), and under
+# dc-agent in trace and profile modes. Runs are interleaved, ROUNDS times, and the medians
+# compared, so that the ratios come from one run on one (noisy) machine.
+# Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
+set -euo pipefail
+build=${1:?usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]}
+calls=${2:-200000}
+rounds=${3:-5}
+loop=$build/bench/write_loop
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+agent() { # mode probes
+	"$build/agent/dc-agent" -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>>"$tmp/agent.err"
+}
+
+declare -A runs
+for _ in $(seq "$rounds"); do
+	runs[bare]+="$("$loop" "$calls") "
+	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
+	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
+	runs[trace_posix]+="$(agent trace posix) "
+	runs[profile_posix]+="$(agent profile posix) "
+	runs[trace_all]+="$(agent trace posix,stdio,syscalls) "
+	runs[profile_all]+="$(agent profile posix,stdio,syscalls) "
+done
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+declare -A med
+for k in "${!runs[@]}"; do med[$k]=$(echo "${runs[$k]}" | median); done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+lost=$( (grep -o '[0-9]* events lost' "$tmp/agent.err" || true) | awk '{s += $1} END {print s + 0}')
+echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
+printf '  %-34s %8s ns\n' "bare" "${med[bare]}" \
+	"empty uprobe+uretprobe, uprobe_multi" "${med[floor]}" \
+	"empty uprobe+uretprobe, perf event" "${med[classic]}" \
+	"dc-agent trace, posix" "${med[trace_posix]}" \
+	"dc-agent profile, posix" "${med[profile_posix]}" \
+	"dc-agent trace, posix+stdio+syscalls" "${med[trace_all]}" \
+	"dc-agent profile, posix+stdio+syscalls" "${med[profile_all]}"
+echo "ratios to the floor, the empty pair on uprobe_multi (targets: trace <= 1.30, profile <= 1.15)"
+echo "  trace posix                 $(ratio "${med[trace_posix]}" "${med[floor]}")"
+echo "  profile posix               $(ratio "${med[profile_posix]}" "${med[floor]}")"
+echo "  trace posix+stdio+syscalls  $(ratio "${med[trace_all]}" "${med[floor]}")"
+echo "  profile posix+stdio+syscalls $(ratio "${med[profile_all]}" "${med[floor]}")"
+echo "floor / bare: $(ratio "${med[floor]}" "${med[bare]}")"
+echo "lost events in all agent runs: $lost"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what DataCrumbs builds and runs with, from Debian 12's packages.
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (it calls apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+	build-essential cmake pkg-config clang llvm bpftool \
+	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libhwloc-dev libcmocka-dev \
+	openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools \
+	util-linux procps >/dev/null

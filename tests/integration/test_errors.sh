@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Bad input and missing privileges: a clear message, a non-zero exit, no damage.
+. "$(dirname "$0")/lib.sh"
+
+expect_fail() { # what expected-text command...
+	local what=$1 text=$2 rc=0
+	shift 2
+	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$what: exit status 0"
+	assert_contains "$TMP/err.txt" "$text" "$what"
+}
+
+"$DC_AGENT" --help >"$TMP/help.txt"
+for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --verbose --version; do
+	assert_contains "$TMP/help.txt" "$opt" "--help documents $opt"
+done
+assert_contains <("$DC_AGENT" --version) "dc-agent (DataCrumbs)" "--version"
+
+expect_fail "unknown option" "Try 'dc-agent --help'" "$DC_AGENT" --bogus
+expect_fail "bad mode" "expected trace or profile" "$DC_AGENT" --mode fast -- true
+expect_fail "bad ring buffer size" "not a power of two" "$DC_AGENT" --ringbuf-mb 3 -- true
+expect_fail "unknown probe set" "probe set 'nosuchset' not found" "$DC_AGENT" -o "$TMP/o" -p nosuchset -- true
+expect_fail "bad job id" "must be 1-63 letters" "$DC_AGENT" -o "$TMP/o" -j "../escape" -- true
+
+printf 'set: broken\nlibrary: libc.so.6\nfunctions:\n  - {name: read, fd: 7}\n' >"$TMP/broken.yaml"
+expect_fail "bad probe set" "$TMP/broken.yaml:4: fd: '7' is not a whole number" \
+	"$DC_AGENT" -o "$TMP/o" -p "$TMP/broken.yaml" -- true
+printf 'mode: trace\nbogus: 1\n' >"$TMP/agent.yaml"
+expect_fail "bad agent config" "$TMP/agent.yaml:2: unknown setting 'bogus'" "$DC_AGENT" -c "$TMP/agent.yaml" -- true
+
+expect_fail "command not found" "cannot run 'no-such-command-dc'" "$DC_AGENT" -o "$TMP/o" -j nf -- no-such-command-dc
+
+# A set naming a missing library: warned about, the others still trace.
+printf 'set: ghost\nlibrary: libghost.so.3\nfunctions: [ghost_read]\n' >"$TMP/ghost.yaml"
+trace ghost -p "$TMP/ghost.yaml,posix" -- "$DC_WORKLOADS/posix_write" "$TMP" 10 100
+assert_contains "$TMP/ghost.err" "probe set 'ghost': library libghost.so.3 not found" "missing library warning"
+assert_eq "$(calls posix write "^$TMP/posix_write\\.dat\$")" "10 1000 1000" "other sets still traced"
+
+# The command's exit status is the agent's.
+rc=0
+"$DC_AGENT" -o "$TMP/o" -j st -- sh -c 'exit 7' 2>/dev/null || rc=$?
+assert_eq "$rc" "7" "exit status passed through"
+
+# Without privileges: which capability is missing.
+if id nobody >/dev/null 2>&1; then
+	expect_fail "unprivileged" "missing capabilities CAP_BPF and CAP_PERFMON" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$DC_AGENT" -o "$TMP/o" -- true
+	expect_fail "CAP_BPF only" "missing capability CAP_PERFMON" \
+		setpriv --inh-caps=-all --bounding-set=-all,+bpf "$DC_AGENT" -o "$TMP/o" -- true
+fi

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# PROFILE mode: in-kernel totals per process and function, no per-call events.
+. "$(dirname "$0")/lib.sh"
+
+trace profile --mode profile --interval 0.2 -- "$DC_WORKLOADS/posix_write" "$TMP" 1000 4096
+
+pid=$(field process pid kind start)
+# Totals are cumulative: the last snapshot of each (pid, level, function) counts.
+final() {
+	awk -v pid="$pid" -v l="$1" -v f="$2" '$1 == "counter" && $3 == "pid=" pid && $4 == "level=" l && $5 == "func=" f {
+		last = $6 " " $8 } END { print last }' "$DUMP"
+}
+assert_eq "$(final posix write)" "count=1000 bytes=4096000" "libc write totals"
+assert_eq "$(final syscall write)" "count=1000 bytes=4096000" "write system call totals"
+assert_eq "$(final posix open)" "count=1 bytes=0" "libc open totals"
+assert_eq "$(grep -c '^event ' "$DUMP" || true)" "0" "per-call events in profile mode"
+[ "$(grep -c "^counter .* pid=$pid level=posix func=write " "$DUMP")" -ge 1 ] || fail "no snapshot"

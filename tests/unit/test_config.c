@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Probe sets and agent settings: what a file says, and where it is wrong. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static char path[] = "/tmp/dc-config.XXXXXX";
+
+static void write_yaml(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static unsigned slot(__u64 bits, int s)
+{
+	return (bits >> (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS)) & 7;
+}
+
+static void test_uprobe_set(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: posix\ncategory: posix\nlibrary: libc.so.6\nfunctions:\n"
+		   "  - {name: pread, fd: 1, bytes: 3, offset: 4, ret: bytes}\n"
+		   "  - {name: fread, bytes: 2, count: 3, handle: 4, ret: items}\n"
+		   "  - fsync\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_string_equal(set.name, "posix");
+	assert_string_equal(set.library, "libc.so.6");
+	assert_int_equal(set.kind, DC_SET_UPROBES);
+	assert_int_equal(set.nfns, 3);
+	assert_string_equal(set.fns[0].name, "pread");
+	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_FD), 1);
+	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_BYTES), 3);
+	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_OFFSET), 4);
+	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_PATH), 0);
+	assert_int_equal(set.fns[0].argbits >> DC_COOKIE_RET_SHIFT, DC_RET_BYTES);
+	assert_int_equal(slot(set.fns[1].argbits, DC_SLOT_MUL), 3);
+	assert_int_equal(slot(set.fns[1].argbits, DC_SLOT_HANDLE), 4);
+	assert_int_equal(set.fns[1].argbits >> DC_COOKIE_RET_SHIFT, DC_RET_ITEMS);
+	assert_string_equal(set.fns[2].name, "fsync");
+	assert_int_equal(set.fns[2].argbits, 0);
+	/* The function id bits stay free for the agent. */
+	assert_int_equal(set.fns[0].argbits & ((1u << DC_COOKIE_FUNC_BITS) - 1), 0);
+	dc_probe_set_free(&set);
+}
+
+static void test_syscall_set_and_all(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: sc\nsyscalls:\n  - {name: openat, path: 2, ret: fd}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.kind, DC_SET_SYSCALLS);
+	assert_string_equal(set.category, "syscall");
+	dc_probe_set_free(&set);
+
+	write_yaml("set: mylib\nlibrary: /opt/lib/libx.so\nfunctions: all\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_true(set.all_functions);
+	assert_string_equal(set.category, "mylib"); /* defaults to the set's name */
+	dc_probe_set_free(&set);
+}
+
+/* Each bad file names the file, the line and what is wrong. */
+static void expect_error(const char *yaml, int line, const char *what)
+{
+	struct dc_probe_set set;
+	char err[512], where[300];
+
+	write_yaml(yaml);
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), -1);
+	snprintf(where, sizeof(where), "%s:%d: ", path, line);
+	if (strncmp(err, where, strlen(where)) != 0 || !strstr(err, what))
+		fail_msg("got '%s', expected '%s...%s'", err, where, what);
+}
+
+static void test_errors_name_file_and_line(void **state)
+{
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: read, fd: 9}\n", 4,
+		     "fd: '9' is not a whole number from 1 to 6");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: read, ret: pointer}\n", 4,
+		     "ret: expected");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions: [read\n", 4, "");
+	expect_error("set: x\nlibary: libc.so.6\nfunctions: [read]\n", 2, "unknown key 'libary'");
+	expect_error("set: x\nfunctions: [read]\n", 1, "missing 'library:'");
+	expect_error("library: libc.so.6\nfunctions: [read]\n", 1, "missing 'set:'");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {fd: 1}\n", 4, "a function needs a name");
+	expect_error("set: x\nsyscalls: all\n", 1, "'syscalls: all' is not supported");
+	expect_error("- just\n- a list\n", 1, "expected a mapping");
+}
+
+static void test_missing_file(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	assert_int_equal(dc_probe_set_load("/nonexistent/x.yaml", &set, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+}
+
+static void test_find_in_dirs(void **state)
+{
+	char out[512], dirs[256], *slash;
+
+	snprintf(dirs, sizeof(dirs), "/nonexistent:%s", path);
+	slash = strrchr(dirs, '/');
+	*slash = 0; /* the folder of path */
+	assert_int_equal(dc_probe_set_find(slash + 1, dirs, out, sizeof(out)), -1); /* no .yaml suffix */
+	assert_int_equal(dc_probe_set_find(path, "", out, sizeof(out)), 0); /* a path is taken as is */
+	assert_string_equal(out, path);
+}
+
+static void test_settings(void **state)
+{
+	struct dc_settings s = { .mode = -1, .uid = -1 };
+	char err[512];
+
+	write_yaml("job_id: j7\noutput: /scratch/dc\nmode: profile\ninterval: 5\nprobes: posix\nringbuf_mb: 64\n");
+	assert_int_equal(dc_settings_load(path, &s, err, sizeof(err)), 0);
+	assert_string_equal(s.job_id, "j7");
+	assert_string_equal(s.output, "/scratch/dc");
+	assert_int_equal(s.mode, DC_MODE_PROFILE);
+	assert_int_equal(s.interval_ms, 5000);
+	assert_int_equal(s.ringbuf_mb, 64);
+	dc_settings_free(&s);
+
+	memset(&s, 0, sizeof(s));
+	write_yaml("mode: fast\n");
+	assert_int_equal(dc_settings_load(path, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":1: mode: expected trace or profile"));
+	dc_settings_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uprobe_set),
+		cmocka_unit_test(test_syscall_set_and_all),
+		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_find_in_dirs),
+		cmocka_unit_test(test_settings),
+	};
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		return 1;
+	close(fd);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(path);
+	return rc;
+}
