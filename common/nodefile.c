@@ -269,6 +269,13 @@ static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 			if (ev[i].ts + ev[i].dur > h.max_ts)
 				h.max_ts = ev[i].ts + ev[i].dur;
 	}
+	if (type == DC_CHUNK_COUNTERS && b->count) {
+		/* Snapshots are appended in time order. */
+		const struct dc_counter *c = (const void *)b->data;
+
+		h.min_ts = c[0].ts;
+		h.max_ts = c[b->count - 1].ts;
+	}
 	h.payload_crc = crc_of(b->data, b->len);
 	h.header_crc = header_crc(h);
 	if (write_all(w->fd, &h, sizeof(h)) || write_all(w->fd, b->data, b->len))
@@ -488,7 +495,51 @@ static enum dc_read_status check_chunk(struct dc_reader *r, const struct dc_chun
 	return DC_READ_OK;
 }
 
+static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chunk_header *h,
+					struct dc_chunk *c)
+{
+	struct stat st;
+	long long end = r->off + (long long)sizeof(*h) + h->payload_len;
+
+	if (fstat(r->fd, &st))
+		return problem(r, DC_READ_IOERR, "%s", strerror(errno));
+	if (end > st.st_size)
+		return problem(r, DC_READ_TRUNCATED,
+			       "%s chunk at offset %lld is cut short (%lld of %u bytes); %u records dropped",
+			       dc_chunk_type_name(h->type), r->off, st.st_size - r->off - (long long)sizeof(*h),
+			       h->payload_len, h->count);
+	if (lseek(r->fd, end, SEEK_SET) < 0)
+		return problem(r, DC_READ_IOERR, "%s", strerror(errno));
+	c->hdr = *h;
+	c->data = NULL;
+	c->offset = r->off;
+	r->off = end;
+	return DC_READ_OK;
+}
+
+enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
+				   const struct dc_chunk_header *hdr, void *buf)
+{
+	ssize_t got = pread(r->fd, buf, hdr->payload_len, offset + sizeof(*hdr));
+	size_t len = hdr->payload_len;
+
+	if (got < 0)
+		return problem(r, DC_READ_IOERR, "%s", strerror(errno));
+	if ((size_t)got < len)
+		return problem(r, DC_READ_TRUNCATED, "%s chunk at offset %lld is cut short",
+			       dc_chunk_type_name(hdr->type), offset);
+	if (crc_of(buf, len) != hdr->payload_crc)
+		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum; %u records dropped",
+			       dc_chunk_type_name(hdr->type), offset, hdr->count);
+	return DC_READ_OK;
+}
+
 enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c)
+{
+	return dc_reader_next_index(r, c, 0);
+}
+
+enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c, unsigned skip_mask)
 {
 	for (;;) {
 		struct dc_chunk_header h;
@@ -506,6 +557,8 @@ enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c)
 		st = check_chunk(r, &h);
 		if (st != DC_READ_OK)
 			return st;
+		if (skip_mask & (1u << h.type))
+			return skip_payload(r, &h, c);
 		if (h.payload_len > r->payload_cap) {
 			char *p = realloc(r->payload, h.payload_len);
 

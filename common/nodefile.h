@@ -137,6 +137,16 @@ const struct dc_node_header *dc_reader_header(const struct dc_reader *r);
 /* Next non-STRINGS chunk (strings are taken in on the way). Anything but
  * DC_READ_OK ends the file; dc_reader_problem() then says what happened. */
 enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c);
+/*
+ * The same walk for an index: chunks whose type bit (1 << type) is in
+ * skip_mask come back with their header only (data NULL), their payload
+ * neither read nor checked, so a large file is indexed without reading it.
+ */
+enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c, unsigned skip_mask);
+/* Reads and checks the payload of the chunk whose header is at offset into
+ * buf (hdr->payload_len bytes). DC_READ_OK or DC_READ_CORRUPT/IOERR. */
+enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
+				   const struct dc_chunk_header *hdr, void *buf);
 const char *dc_reader_problem(const struct dc_reader *r);
 /* String by id; "" for 0 or an id the file never defined. */
 const char *dc_reader_string(const struct dc_reader *r, __u32 id);

@@ -11,4 +11,4 @@ apt-get install -y -qq --no-install-recommends \
 	build-essential cmake pkg-config clang llvm bpftool \
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libhwloc-dev libcmocka-dev \
 	openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools \
-	util-linux procps >/dev/null
+	python3 util-linux procps >/dev/null

@@ -15,6 +15,5 @@ echo "Tracing: 1000 writes of 4 KiB, then 10 files through stdio, then 3 forked 
 	'$b/tests/workloads/stdio_files' '$work' 10 &&
 	'$b/tests/workloads/fork_tree' '$work' 3"
 rm -rf "$work"
-node=$(ls "$out/$job"/*.dcnode)
-echo "Node file: $node"
-echo "Readable as text with: $b/collector/dc-dump $node"
+"$b/collector/dc-merge" "$job" -i "$out/$job" -o "$out/$job.json"
+echo "Trace for Perfetto (open it at ui.perfetto.dev): $out/$job.json"

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Chrome trace event JSON, as Perfetto and chrome://tracing read it:
+ * {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
+ * Calls are "X" slices, PROFILE totals "C" counters, processes and threads
+ * named by "M" metadata. Times are microseconds from the job's start with
+ * three decimals, so nanoseconds are kept. Formatting is done by hand: it
+ * is most of the work of a merge.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "hashtab.h"
+#include "output.h"
+
+#define OUT_BUF (1 << 20)
+
+struct json_writer {
+	FILE *f;
+	gzFile gz;
+	const struct dc_job *job;
+	char *buf;
+	size_t len;
+	int err;
+	bool first;
+	struct dc_hashtab *ids; /* (node, pid or tid | 1 << 32) -> output id */
+	uint32_t next_id;
+	char ***escaped;        /* per node, per string id: JSON-escaped text */
+};
+
+static void flush_buf(struct json_writer *w)
+{
+	if (!w->len || w->err)
+		return;
+	if (w->gz ? gzwrite(w->gz, w->buf, w->len) != (int)w->len : fwrite(w->buf, 1, w->len, w->f) != w->len)
+		w->err = errno ? errno : EIO;
+	w->len = 0;
+}
+
+static inline void room(struct json_writer *w, size_t n)
+{
+	if (w->len + n > OUT_BUF)
+		flush_buf(w);
+}
+
+static inline void put(struct json_writer *w, const char *s, size_t n)
+{
+	if (n > OUT_BUF / 2) { /* a huge string: straight through */
+		flush_buf(w);
+		if (!w->err && (w->gz ? gzwrite(w->gz, s, n) != (int)n : fwrite(s, 1, n, w->f) != n))
+			w->err = EIO;
+		return;
+	}
+	room(w, n);
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+#define PUT(w, lit) put(w, lit, sizeof(lit) - 1)
+
+static inline void put_u64(struct json_writer *w, uint64_t v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	do {
+		tmp[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	put(w, tmp + i, sizeof(tmp) - i);
+}
+
+static inline void put_i64(struct json_writer *w, int64_t v)
+{
+	if (v < 0) {
+		PUT(w, "-");
+		put_u64(w, -(uint64_t)v);
+		return;
+	}
+	put_u64(w, v);
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static inline void put_us(struct json_writer *w, uint64_t ns)
+{
+	char frac[4] = { '.', '0' + ns / 100 % 10, '0' + ns / 10 % 10, '0' + ns % 10 };
+
+	put_u64(w, ns / 1000);
+	put(w, frac, 4);
+}
+
+/* JSON string body; bytes that are not printable ASCII become \u00XX, so any
+ * path (not always UTF-8) comes out as valid JSON. */
+static char *escape(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = strlen(s);
+	char *out = malloc(n * 6 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			*o++ = '\\';
+			*o++ = *p;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[*p >> 4];
+			o[5] = hex[*p & 15];
+			o += 6;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+static void put_escaped(struct json_writer *w, const char *s)
+{
+	char *e = escape(s);
+
+	if (!e) {
+		w->err = ENOMEM;
+		return;
+	}
+	put(w, e, strlen(e));
+	free(e);
+}
+
+/* A node's strings are escaped once, on first use. */
+static void put_node_string(struct json_writer *w, const struct dc_node *n, __u32 id)
+{
+	char **cache = w->escaped[n->index];
+	__u32 count = dc_reader_nstrings(n->r);
+
+	if (!cache || id == 0 || id > count) {
+		put_escaped(w, dc_reader_string(n->r, id));
+		return;
+	}
+	if (!cache[id] && !(cache[id] = escape(dc_reader_string(n->r, id)))) {
+		w->err = ENOMEM;
+		return;
+	}
+	put(w, cache[id], strlen(cache[id]));
+}
+
+static void begin_event(struct json_writer *w)
+{
+	if (!w->first)
+		PUT(w, ",\n");
+	w->first = false;
+}
+
+/* Output ids never collide across nodes: (node, pid) pairs are numbered. */
+static uint32_t out_id(struct json_writer *w, const struct dc_node *n, uint64_t key, bool *fresh)
+{
+	uint64_t id;
+
+	*fresh = false;
+	if (dc_hashtab_get(w->ids, n->index, key, &id))
+		return id;
+	id = w->next_id++;
+	if (dc_hashtab_put(w->ids, n->index, key, id))
+		w->err = ENOMEM;
+	*fresh = true;
+	return id;
+}
+
+static uint32_t out_pid(struct json_writer *w, const struct dc_node *n, __u32 pid)
+{
+	bool fresh;
+
+	return out_id(w, n, pid, &fresh);
+}
+
+static void thread_name(struct json_writer *w, const struct dc_node *n, uint32_t opid, uint32_t otid, __u32 tid)
+{
+	begin_event(w);
+	PUT(w, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
+	put_u64(w, opid);
+	PUT(w, ",\"tid\":");
+	put_u64(w, otid);
+	PUT(w, ",\"args\":{\"name\":\"tid ");
+	put_u64(w, tid);
+	PUT(w, "\"}}");
+}
+
+static uint32_t out_tid(struct json_writer *w, const struct dc_node *n, __u32 pid, __u32 tid, uint32_t opid)
+{
+	bool fresh;
+	uint32_t otid;
+
+	if (tid == pid)
+		return opid;
+	otid = out_id(w, n, (uint64_t)tid | 1ull << 32, &fresh);
+	if (fresh)
+		thread_name(w, n, opid, otid, tid);
+	return otid;
+}
+
+static void process_metadata(struct json_writer *w, const struct dc_node *n, const struct dc_process *p,
+			     int sort_index)
+{
+	uint32_t opid = out_pid(w, n, p->pid);
+	char label[128];
+
+	dc_process_label(n, p, label, sizeof(label));
+	begin_event(w);
+	PUT(w, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+	put_u64(w, opid);
+	PUT(w, ",\"args\":{\"name\":\"");
+	put_escaped(w, label);
+	PUT(w, "\",\"host\":\"");
+	put_escaped(w, n->hdr.hostname);
+	PUT(w, "\",\"os_pid\":");
+	put_u64(w, p->pid);
+	PUT(w, ",\"command\":\"");
+	put_escaped(w, p->comm);
+	PUT(w, "\"}},\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
+	put_u64(w, opid);
+	PUT(w, ",\"args\":{\"labels\":\"");
+	put_escaped(w, n->hdr.hostname);
+	PUT(w, " pid ");
+	put_u64(w, p->pid);
+	if (p->exited && (p->exit_status & 0x7f)) {
+		PUT(w, ", killed by signal ");
+		put_u64(w, p->exit_status & 0x7f);
+	} else if (p->exited && (p->exit_status >> 8)) {
+		PUT(w, ", exit status ");
+		put_u64(w, (p->exit_status >> 8) & 0xff);
+	}
+	PUT(w, "\"}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
+	put_u64(w, opid);
+	PUT(w, ",\"args\":{\"sort_index\":");
+	put_u64(w, sort_index);
+	PUT(w, "}}");
+}
+
+/* Ranks 0..N-1 first, in order; other processes after them, node by node. */
+static void all_process_metadata(struct json_writer *w)
+{
+	int other = 0;
+
+	for (size_t i = 0; i < w->job->nnodes; i++)
+		for (size_t k = 0; k < w->job->nodes[i].nprocs; k++) {
+			const struct dc_process *p = &w->job->nodes[i].procs[k];
+
+			process_metadata(w, &w->job->nodes[i], p, p->rank >= 0 ? p->rank : 1000000 + other++);
+		}
+}
+
+static void *open_writer(const char *path, const struct dc_job *job, bool gz, char *err, size_t errlen)
+{
+	struct json_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->buf = malloc(OUT_BUF)) || !(w->ids = dc_hashtab_new(1024)) ||
+	    !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped)))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < job->nnodes; i++)
+		w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(char *));
+	w->job = job;
+	w->first = true;
+	w->next_id = 1;
+	if (gz)
+		w->gz = gzopen(path, "wb1");
+	else
+		w->f = fopen(path, "w");
+	if (!w->gz && !w->f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	PUT(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	all_process_metadata(w);
+	return w;
+fail:
+	if (w) {
+		free(w->buf);
+		dc_hashtab_free(w->ids);
+		free(w->escaped);
+	}
+	free(w);
+	return NULL;
+}
+
+static void *open_json(const char *path, const struct dc_job *job, char *err, size_t errlen)
+{
+	return open_writer(path, job, false, err, errlen);
+}
+
+static void *open_json_gz(const char *path, const struct dc_job *job, char *err, size_t errlen)
+{
+	return open_writer(path, job, true, err, errlen);
+}
+
+static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
+{
+	struct json_writer *w = wp;
+	const struct dc_func *f = dc_node_func(n, e->func);
+	uint32_t opid = out_pid(w, n, e->pid), otid = out_tid(w, n, e->pid, e->tid, opid);
+
+	begin_event(w);
+	PUT(w, "{\"name\":\"");
+	if (f)
+		put_node_string(w, n, f->name);
+	else
+		PUT(w, "unknown");
+	PUT(w, "\",\"cat\":\"");
+	if (f)
+		put_node_string(w, n, f->category);
+	PUT(w, "\",\"ph\":\"X\",\"ts\":");
+	put_us(w, wall_ns - w->job->origin_ns);
+	PUT(w, ",\"dur\":");
+	put_us(w, e->dur);
+	PUT(w, ",\"pid\":");
+	put_u64(w, opid);
+	PUT(w, ",\"tid\":");
+	put_u64(w, otid);
+	PUT(w, ",\"args\":{\"ret\":");
+	put_i64(w, e->ret);
+	if (e->flags & DC_EV_FD) {
+		PUT(w, ",\"fd\":");
+		put_i64(w, e->fd);
+	}
+	if (e->req || e->bytes) {
+		PUT(w, ",\"req\":");
+		put_u64(w, e->req);
+		PUT(w, ",\"bytes\":");
+		put_u64(w, e->bytes);
+	}
+	if (e->flags & DC_EV_OFFSET) {
+		PUT(w, ",\"offset\":");
+		put_i64(w, e->offset);
+	}
+	if (e->path) {
+		PUT(w, ",\"path\":\"");
+		put_node_string(w, n, e->path);
+		PUT(w, "\"");
+	}
+	PUT(w, "}}");
+	return w->err ? -1 : 0;
+}
+
+static int write_counter(void *wp, const struct dc_node *n, const struct dc_counter *c, __u64 wall_ns)
+{
+	struct json_writer *w = wp;
+	const struct dc_func *f = dc_node_func(n, c->func);
+
+	begin_event(w);
+	PUT(w, "{\"name\":\"");
+	if (f) {
+		put_node_string(w, n, f->category);
+		PUT(w, " ");
+		put_node_string(w, n, f->name);
+	}
+	PUT(w, "\",\"ph\":\"C\",\"ts\":");
+	put_us(w, wall_ns - w->job->origin_ns);
+	PUT(w, ",\"pid\":");
+	put_u64(w, out_pid(w, n, c->pid));
+	PUT(w, ",\"args\":{\"count\":");
+	put_u64(w, c->count);
+	PUT(w, ",\"bytes\":");
+	put_u64(w, c->bytes);
+	PUT(w, ",\"time_us\":");
+	put_us(w, c->time_ns);
+	PUT(w, "}}");
+	return w->err ? -1 : 0;
+}
+
+static void other_data(struct json_writer *w)
+{
+	const struct dc_job *job = w->job;
+
+	PUT(w, "\n],\n\"otherData\":{\"tool\":\"DataCrumbs " DC_VERSION "\",\"job_id\":\"");
+	put_escaped(w, job->id);
+	PUT(w, "\",\"time_origin_unix_ns\":");
+	put_u64(w, job->origin_ns);
+	PUT(w, ",\"events\":");
+	put_u64(w, job->events);
+	PUT(w, ",\"lost_events\":");
+	put_u64(w, job->lost);
+	PUT(w, ",\"nodes\":[");
+	for (size_t i = 0; i < job->nnodes; i++) {
+		const struct dc_node *n = &job->nodes[i];
+
+		if (i)
+			PUT(w, ",");
+		PUT(w, "{\"host\":\"");
+		put_escaped(w, n->hdr.hostname);
+		PUT(w, "\",\"events\":");
+		put_u64(w, n->events);
+		PUT(w, ",\"lost_events\":");
+		put_u64(w, n->lost);
+		PUT(w, ",\"mode\":\"");
+		put_escaped(w, n->hdr.mode ? "profile" : "trace");
+		PUT(w, "\",\"topology\":\"");
+		put_escaped(w, n->hdr.topology);
+		PUT(w, "\",\"clock_shift_ns\":");
+		put_i64(w, n->clock_shift_ns);
+		if (n->problem) {
+			PUT(w, ",\"incomplete\":\"");
+			put_escaped(w, n->problem);
+			PUT(w, "\"");
+		}
+		PUT(w, "}");
+	}
+	PUT(w, "]}}\n");
+}
+
+static int close_writer(void *wp, int ok, char *err, size_t errlen)
+{
+	struct json_writer *w = wp;
+	int rc = 0;
+
+	if (ok)
+		other_data(w);
+	flush_buf(w);
+	if (w->gz && gzclose(w->gz) != Z_OK && !w->err)
+		w->err = EIO;
+	if (w->f && fclose(w->f) && !w->err)
+		w->err = errno;
+	if (w->err) {
+		snprintf(err, errlen, "writing the JSON output: %s", strerror(w->err));
+		rc = -1;
+	}
+	for (size_t i = 0; i < w->job->nnodes; i++) {
+		for (__u32 k = 0; w->escaped[i] && k <= dc_reader_nstrings(w->job->nodes[i].r); k++)
+			free(w->escaped[i][k]);
+		free(w->escaped[i]);
+	}
+	free(w->escaped);
+	dc_hashtab_free(w->ids);
+	free(w->buf);
+	free(w);
+	return rc;
+}
+
+const struct dc_output_ops dc_json_output = {
+	"json", ".json", open_json, write_event, write_counter, close_writer,
+};
+
+const struct dc_output_ops dc_json_gz_output = {
+	"json.gz", ".json.gz", open_json_gz, write_event, write_counter, close_writer,
+};

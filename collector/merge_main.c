@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-merge: merges the node files of a job into one timeline (Chrome/Perfetto
+ * JSON or HDF5). Parses its options, opens and indexes the job, walks its
+ * events in time order into the output, which appears only when complete.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "merge.h"
+#include "nodeset.h"
+#include "output.h"
+
+static const char usage[] =
+"Usage: dc-merge JOB_ID [OPTIONS]\n"
+"\n"
+"Merges every node file of a job into one timeline, in time order, with the\n"
+"clocks of all nodes on one scale and every process named (MPI ranks first).\n"
+"\n"
+"Options:\n"
+"  -i, --input DIR        the job's folder of node files\n"
+"                         (default: $DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID)\n"
+"  -f, --format FORMAT    json (Chrome/Perfetto trace, default), json.gz or hdf5\n"
+"  -o, --output FILE      default: JOB_ID.json, JOB_ID.json.gz or JOB_ID.h5 here\n"
+"  -t, --time-range A:B   keep calls that overlap seconds A to B from the job's\n"
+"                         start (A or B may be left out)\n"
+"  -r, --ranks LIST       keep these MPI ranks only, e.g. 0,2,8-15\n"
+"      --progress         show a progress bar (default: when stderr is a terminal)\n"
+"      --no-progress      never show one\n"
+"  -q, --quiet            no summary line\n"
+"  -h, --help             show this help\n"
+"  -V, --version          show the version\n"
+"\n"
+"The output is written to a temporary file and renamed when complete: a\n"
+"failed merge leaves no partial output. A node file cut short (agent killed)\n"
+"is merged up to its last whole chunk, with a warning.\n";
+
+#define MAX_RANK (1 << 20)
+
+struct options {
+	const char *job_id;
+	const char *input;
+	const char *output;
+	const struct dc_output_ops *ops;
+	double t_from, t_to; /* seconds; t_to < 0: no end */
+	bool *ranks;         /* NULL: all */
+	int progress;        /* -1: if a terminal */
+	bool quiet;
+};
+
+static int parse_ranks(const char *s, struct options *o)
+{
+	o->ranks = calloc(MAX_RANK, sizeof(bool));
+	if (!o->ranks)
+		return -1;
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s)
+				return -1;
+		}
+		if (b < a || b >= MAX_RANK)
+			return -1;
+		for (long r = a; r <= b; r++)
+			o->ranks[r] = true;
+		if (*end != ',' && *end)
+			return -1;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int parse_range(const char *s, struct options *o)
+{
+	const char *colon = strchr(s, ':');
+	char *end;
+
+	if (!colon)
+		return -1;
+	o->t_from = colon == s ? 0 : strtod(s, &end);
+	if (colon != s && end != colon)
+		return -1;
+	o->t_to = colon[1] ? strtod(colon + 1, &end) : -1;
+	if (colon[1] && *end)
+		return -1;
+	return o->t_from < 0 || (o->t_to >= 0 && o->t_to < o->t_from) ? -1 : 0;
+}
+
+static const struct dc_output_ops *format_ops(const char *name)
+{
+	const struct dc_output_ops *all[] = { &dc_json_output, &dc_json_gz_output, &dc_hdf5_output };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (strcmp(all[i]->format, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, 0, 'i' },	 { "format", required_argument, 0, 'f' },
+		{ "output", required_argument, 0, 'o' }, { "time-range", required_argument, 0, 't' },
+		{ "ranks", required_argument, 0, 'r' },	 { "progress", no_argument, 0, 'P' },
+		{ "no-progress", no_argument, 0, 'N' },	 { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },	 { "version", no_argument, 0, 'V' },
+		{ 0 },
+	};
+	int c;
+
+	*o = (struct options){ .ops = &dc_json_output, .t_to = -1, .progress = -1 };
+	while ((c = getopt_long(argc, argv, "i:f:o:t:r:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'P': o->progress = 1; break;
+		case 'N': o->progress = 0; break;
+		case 'q': o->quiet = true; break;
+		case 'h': fputs(usage, stdout); return 1;
+		case 'V': printf("dc-merge (DataCrumbs) %s\n", DC_VERSION); return 1;
+		case 'f':
+			if ((o->ops = format_ops(optarg)))
+				break;
+			fprintf(stderr, "dc-merge: --format: expected json, json.gz or hdf5, not '%s'\n", optarg);
+			return -1;
+		case 't':
+			if (!parse_range(optarg, o))
+				break;
+			fprintf(stderr, "dc-merge: --time-range: expected A:B in seconds with A <= B, not '%s'\n", optarg);
+			return -1;
+		case 'r':
+			if (!parse_ranks(optarg, o))
+				break;
+			fprintf(stderr, "dc-merge: --ranks: expected a list such as 0,2,8-15, not '%s'\n", optarg);
+			return -1;
+		default:
+			fprintf(stderr, "Try 'dc-merge --help'.\n");
+			return -1;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "dc-merge: give one JOB_ID\nTry 'dc-merge --help'.\n");
+		return -1;
+	}
+	o->job_id = argv[optind];
+	return 0;
+}
+
+/* ---- progress ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void show_progress(unsigned long long done, unsigned long long total, bool last)
+{
+	int pct = total ? (int)(done * 100 / total) : 100, bar = pct / 5;
+
+	fprintf(stderr, "\rdc-merge: [%.*s%*s] %3d%% %llu/%llu records%s", bar, "####################",
+		20 - bar, "", pct, done, total, last ? "\n" : "");
+}
+
+/* ---- the merge ---- */
+
+static bool keep_event(const struct options *o, const struct dc_job *job, const struct dc_merge_item *it,
+		       __u32 pid, __u64 dur)
+{
+	double start = (double)(it->wall_ns - job->origin_ns) / 1e9, end = start + dur / 1e9;
+
+	if (end < o->t_from || (o->t_to >= 0 && start > o->t_to))
+		return false;
+	if (o->ranks) {
+		const struct dc_process *p = dc_node_process(it->node, pid);
+
+		return p && p->rank >= 0 && p->rank < MAX_RANK && o->ranks[p->rank];
+	}
+	return true;
+}
+
+static int merge(const struct options *o, struct dc_job *job, void *w, unsigned long long *written)
+{
+	struct dc_merge *m = dc_merge_new(job);
+	unsigned long long total = job->events;
+	struct dc_merge_item it;
+	double next_show = now_s() + 0.2;
+	int rc = 0, k;
+	bool show = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
+
+	if (!m)
+		return -1;
+	for (size_t i = 0; i < job->nruns; i++)
+		if (job->runs[i].hdr.type == DC_CHUNK_COUNTERS)
+			total += job->runs[i].hdr.count;
+	while (!rc && (k = dc_merge_next(m, &it)) > 0) {
+		if (it.type == DC_CHUNK_EVENTS) {
+			const struct dc_event *e = it.rec;
+
+			if (keep_event(o, job, &it, e->pid, e->dur)) {
+				rc = o->ops->event(w, it.node, e, it.wall_ns);
+				++*written;
+			}
+		} else {
+			const struct dc_counter *c = it.rec;
+
+			if (keep_event(o, job, &it, c->pid, 0)) {
+				rc = o->ops->counter(w, it.node, c, it.wall_ns);
+				++*written;
+			}
+		}
+		if (show && (dc_merge_done(m) & 0xffff) == 0 && now_s() >= next_show) {
+			show_progress(dc_merge_done(m), total, false);
+			next_show = now_s() + 0.2;
+		}
+	}
+	if (show)
+		show_progress(dc_merge_done(m), total, true);
+	dc_merge_free(m);
+	return rc || k < 0 ? -1 : 0;
+}
+
+static void summary(const struct dc_job *job, const char *path, unsigned long long written)
+{
+	struct stat st;
+	double span = job->last_ns > job->first_ns ? (job->last_ns - job->first_ns) / 1e9 : 0;
+
+	if (stat(path, &st))
+		st.st_size = 0;
+	fprintf(stderr, "dc-merge: job %s: %zu node%s, %d rank%s, %llu records written (%llu events, %llu lost), "
+			"%.3f s, %s (%.1f MiB)\n",
+		job->id, job->nnodes, job->nnodes == 1 ? "" : "s", job->ranks, job->ranks == 1 ? "" : "s",
+		written, job->events, job->lost, span, path, st.st_size / 1048576.0);
+}
+
+static int run(const struct options *o, struct dc_job *job, const char *path)
+{
+	char tmp[PATH_MAX + 16], err[1024];
+	unsigned long long written = 0;
+	void *w;
+	int fd, rc;
+
+	/* Written beside its final name, private until complete. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "dc-merge: cannot create %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	w = o->ops->open(tmp, job, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		unlink(tmp);
+		return -1;
+	}
+	rc = merge(o, job, w, &written);
+	if (rc)
+		fprintf(stderr, "dc-merge: the merge failed (out of memory or output error)\n");
+	if (o->ops->close(w, !rc, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		rc = -1;
+	}
+	if (!rc && rename(tmp, path)) {
+		fprintf(stderr, "dc-merge: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		unlink(tmp);
+		return -1;
+	}
+	if (!o->quiet)
+		summary(job, path, written);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char input[PATH_MAX], output[PATH_MAX], err[PATH_MAX + 256];
+	struct options o;
+	struct dc_job job;
+	const char *base = getenv("DC_OUTPUT_DIR");
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (o.input)
+		snprintf(input, sizeof(input), "%s", o.input);
+	else
+		snprintf(input, sizeof(input), "%s/%s", base && *base ? base : "datacrumbs", o.job_id);
+	snprintf(output, sizeof(output), "%s", o.output ? o.output : o.job_id);
+	if (!o.output)
+		strncat(output, o.ops->suffix, sizeof(output) - strlen(output) - 1);
+	if (dc_job_open(input, o.job_id, &job, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		free(o.ranks);
+		return 1;
+	}
+	if (o.ranks && !job.ranks) {
+		fprintf(stderr, "dc-merge: --ranks: job %s has no MPI ranks (was libdcpmpi.so preloaded?)\n", o.job_id);
+		rc = 1;
+	} else {
+		rc = run(&o, &job, output) ? 1 : 0;
+	}
+	dc_job_close(&job);
+	free(o.ranks);
+	return rc;
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "nodeset.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dc-merge: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id)
+{
+	return id < n->nfuncs && n->funcs[id].id == id ? &n->funcs[id] : NULL;
+}
+
+const struct dc_process *dc_node_process(const struct dc_node *n, __u32 pid)
+{
+	for (size_t i = 0; i < n->nprocs; i++)
+		if (n->procs[i].pid == pid)
+			return &n->procs[i];
+	return NULL;
+}
+
+void dc_process_label(const struct dc_node *n, const struct dc_process *p, char *out, size_t len)
+{
+	if (p->rank >= 0)
+		snprintf(out, len, "rank %d", p->rank);
+	else
+		snprintf(out, len, "%s (%s:%u)", p->comm[0] ? p->comm : "?", n->hdr.hostname, p->pid);
+}
+
+static int take_funcs(struct dc_node *n, const struct dc_func *recs, __u32 count)
+{
+	for (__u32 i = 0; i < count; i++) {
+		__u32 id = recs[i].id;
+
+		if (id >= DC_MAX_FUNCS)
+			continue;
+		if (id >= n->nfuncs) {
+			struct dc_func *v = realloc(n->funcs, (id + 1) * sizeof(*v));
+
+			if (!v)
+				return -1;
+			memset(v + n->nfuncs, 0xff, (id + 1 - n->nfuncs) * sizeof(*v));
+			n->funcs = v;
+			n->nfuncs = id + 1;
+		}
+		n->funcs[id] = recs[i];
+	}
+	return 0;
+}
+
+static struct dc_process *find_or_add_process(struct dc_node *n, __u32 pid)
+{
+	struct dc_process *p = (struct dc_process *)dc_node_process(n, pid), *v;
+
+	if (p)
+		return p;
+	v = realloc(n->procs, (n->nprocs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	n->procs = v;
+	p = &v[n->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->rank = -1;
+	return p;
+}
+
+static int take_procs(struct dc_node *n, const struct dc_proc *recs, __u32 count)
+{
+	for (__u32 i = 0; i < count; i++) {
+		const struct dc_proc *r = &recs[i];
+		struct dc_process *p = find_or_add_process(n, r->pid);
+
+		if (!p)
+			return -1;
+		if (r->kind == DC_PROC_START || r->kind == DC_PROC_FORK)
+			p->ppid = r->ppid;
+		if (r->kind == DC_PROC_EXIT) {
+			p->exited = true;
+			p->exit_status = r->exit_code;
+			continue;
+		}
+		/* The name after the last exec is the one shown. */
+		memcpy(p->comm, r->comm, DC_COMM_LEN);
+		p->comm[DC_COMM_LEN] = 0;
+	}
+	return 0;
+}
+
+static int take_stats(struct dc_node *n, const struct dc_cpu_stats *recs, __u32 count)
+{
+	struct dc_cpu_stats *v = realloc(n->stats, count * sizeof(*v));
+
+	if (!v && count)
+		return -1;
+	memcpy(v, recs, count * sizeof(*v));
+	n->stats = v;
+	n->nstats = count;
+	return 0;
+}
+
+static int add_run(struct dc_job *job, struct dc_node *n, const struct dc_chunk *c)
+{
+	struct dc_run *v = realloc(job->runs, (job->nruns + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	job->runs = v;
+	v[job->nruns++] = (struct dc_run){ .node = n, .hdr = c->hdr, .offset = c->offset };
+	if (c->hdr.type == DC_CHUNK_EVENTS)
+		n->events += c->hdr.count;
+	return 0;
+}
+
+/* Reads what a merge needs up front and indexes the rest. */
+static int index_node(struct dc_job *job, struct dc_node *n)
+{
+	unsigned skip = 1u << DC_CHUNK_EVENTS | 1u << DC_CHUNK_COUNTERS;
+	enum dc_read_status st;
+	struct dc_chunk c;
+	int rc = 0;
+
+	while (!rc && (st = dc_reader_next_index(n->r, &c, skip)) == DC_READ_OK) {
+		switch (c.hdr.type) {
+		case DC_CHUNK_FUNCS:
+			rc = take_funcs(n, c.data, c.hdr.count);
+			break;
+		case DC_CHUNK_PROCS:
+			rc = take_procs(n, c.data, c.hdr.count);
+			break;
+		case DC_CHUNK_STATS:
+			rc = take_stats(n, c.data, c.hdr.count);
+			break;
+		case DC_CHUNK_EVENTS:
+		case DC_CHUNK_COUNTERS:
+			if (c.hdr.count)
+				rc = add_run(job, n, &c);
+			break;
+		}
+	}
+	if (rc)
+		return -1;
+	if (st != DC_READ_END) {
+		n->problem = strdup(dc_reader_problem(n->r));
+		warn("%s; merged up to its last whole chunk", n->problem);
+	}
+	for (unsigned i = 0; i < n->nstats; i++)
+		n->lost += n->stats[i].stat[DC_STAT_LOST];
+	return 0;
+}
+
+static bool is_node_file(const char *name)
+{
+	size_t len = strlen(name), sl = strlen(DC_NODE_SUFFIX);
+
+	return len > sl && strcmp(name + len - sl, DC_NODE_SUFFIX) == 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Node file names of dir, sorted so that node order is stable. */
+static char **list_node_files(const char *dir, size_t *n, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+
+	*n = 0;
+	if (!d) {
+		snprintf(err, errlen, "cannot open %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		char **v;
+
+		if (!is_node_file(de->d_name))
+			continue;
+		v = realloc(names, (*n + 1) * sizeof(*v));
+		if (!v)
+			break;
+		names = v;
+		if (asprintf(&names[*n], "%s/%s", dir, de->d_name) < 0)
+			break;
+		(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), by_name);
+	else
+		snprintf(err, errlen, "no node files (*%s) in %s", DC_NODE_SUFFIX, dir);
+	return names;
+}
+
+static int open_node(struct dc_job *job, const char *path, const char *id)
+{
+	struct dc_node *n = &job->nodes[job->nnodes];
+	char err[1024];
+
+	memset(n, 0, sizeof(*n));
+	n->r = dc_reader_open(path, err, sizeof(err));
+	if (!n->r) {
+		warn("%s; skipped", err);
+		return 0;
+	}
+	n->hdr = *dc_reader_header(n->r);
+	if (strcmp(n->hdr.job_id, id) != 0) {
+		warn("%s belongs to job %s, not %s; skipped", path, n->hdr.job_id, id);
+		dc_reader_close(n->r);
+		return 0;
+	}
+	n->path = strdup(path);
+	n->index = job->nnodes;
+	n->clock_shift_ns = (__s64)(n->hdr.realtime_ref_ns - n->hdr.monotonic_ref_ns);
+	job->nnodes++;
+	return index_node(job, n);
+}
+
+static int by_min_wall(const void *a, const void *b)
+{
+	const struct dc_run *x = a, *y = b;
+
+	return x->min_wall < y->min_wall ? -1 : x->min_wall > y->min_wall;
+}
+
+static void place_runs_in_time(struct dc_job *job)
+{
+	job->first_ns = UINT64_MAX;
+	for (size_t i = 0; i < job->nruns; i++) {
+		struct dc_run *r = &job->runs[i];
+		__u64 last = r->hdr.max_ts + r->node->clock_shift_ns;
+
+		/* Counter chunks carry no range: their records are snapshots in order. */
+		r->min_wall = r->hdr.min_ts + r->node->clock_shift_ns;
+		if (r->hdr.type != DC_CHUNK_EVENTS)
+			continue;
+		if (r->min_wall < job->first_ns)
+			job->first_ns = r->min_wall;
+		if (last > job->last_ns)
+			job->last_ns = last;
+	}
+	if (job->first_ns == UINT64_MAX)
+		job->first_ns = job->last_ns = 0;
+	qsort(job->runs, job->nruns, sizeof(*job->runs), by_min_wall);
+}
+
+static void set_origin(struct dc_job *job)
+{
+	job->origin_ns = UINT64_MAX;
+	for (size_t i = 0; i < job->nnodes; i++) {
+		struct dc_node *n = &job->nodes[i];
+		__u64 start = n->hdr.monotonic_ref_ns + n->clock_shift_ns;
+
+		if (start < job->origin_ns)
+			job->origin_ns = start;
+		job->events += n->events;
+		job->lost += n->lost;
+	}
+	if (job->first_ns && job->first_ns < job->origin_ns)
+		job->origin_ns = job->first_ns;
+}
+
+int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, size_t errlen)
+{
+	size_t nfiles;
+	char **files;
+	int rc = 0;
+
+	memset(job, 0, sizeof(*job));
+	files = list_node_files(dir, &nfiles, err, errlen);
+	if (!nfiles) {
+		free(files);
+		return -1;
+	}
+	job->id = strdup(id);
+	job->nodes = calloc(nfiles, sizeof(*job->nodes));
+	for (size_t i = 0; i < nfiles; i++) {
+		if (!rc && job->nodes && open_node(job, files[i], id)) {
+			snprintf(err, errlen, "out of memory reading %s", files[i]);
+			rc = -1;
+		}
+		free(files[i]);
+	}
+	free(files);
+	if (!rc && !job->nnodes) {
+		snprintf(err, errlen, "none of the node files in %s can be merged", dir);
+		rc = -1;
+	}
+	if (rc)
+		return rc;
+	place_runs_in_time(job);
+	set_origin(job);
+	return 0;
+}
+
+void dc_job_close(struct dc_job *job)
+{
+	for (size_t i = 0; i < job->nnodes; i++) {
+		struct dc_node *n = &job->nodes[i];
+
+		dc_reader_close(n->r);
+		free(n->path);
+		free(n->funcs);
+		free(n->procs);
+		free(n->stats);
+		free(n->problem);
+	}
+	free(job->nodes);
+	free(job->runs);
+	free(job->id);
+	memset(job, 0, sizeof(*job));
+}

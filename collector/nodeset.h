@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A job's node files, opened and indexed for a merge: per node its header,
+ * functions, processes and statistics, and where its event and counter
+ * chunks are, without reading their payloads.
+ */
+#ifndef DC_NODESET_H
+#define DC_NODESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "nodefile.h"
+
+struct dc_process {
+	__u32 pid, ppid;
+	char comm[DC_COMM_LEN + 1];
+	int rank;       /* -1: not an MPI rank */
+	int world_size;
+	bool exited;
+	int exit_status; /* wait status */
+};
+
+/* A chunk of events or counters: one sorted run of the merge. */
+struct dc_run {
+	struct dc_node *node;
+	struct dc_chunk_header hdr;
+	long long offset;
+	__u64 min_wall; /* hdr.min_ts on the job's clock */
+};
+
+struct dc_node {
+	char *path;
+	struct dc_reader *r;
+	struct dc_node_header hdr;
+	int index;
+	__s64 clock_shift_ns; /* wall ns = ts + clock_shift_ns */
+	struct dc_func *funcs; /* by function id; id UINT32_MAX for holes */
+	size_t nfuncs;
+	struct dc_process *procs;
+	size_t nprocs;
+	struct dc_cpu_stats *stats;
+	unsigned nstats;
+	unsigned long long events, lost;
+	char *problem; /* why the file ends early, NULL if it closed cleanly */
+};
+
+struct dc_job {
+	char *id;
+	struct dc_node *nodes;
+	size_t nnodes;
+	struct dc_run *runs; /* every event and counter chunk, by min_wall */
+	size_t nruns;
+	__u64 origin_ns;     /* the earliest wall time: output times count from it */
+	__u64 first_ns, last_ns;
+	unsigned long long events, lost;
+	int ranks;
+};
+
+/* Opens every *.dcnode of dir whose job id is id. Files that cannot be used
+ * are skipped with a warning on stderr; -1 (and a message) when none can. */
+int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, size_t errlen);
+void dc_job_close(struct dc_job *job);
+
+const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id);
+/* How a process is named in a timeline: "rank R", else "COMMAND (host:pid)". */
+void dc_process_label(const struct dc_node *n, const struct dc_process *p, char *out, size_t len);
+const struct dc_process *dc_node_process(const struct dc_node *n, __u32 pid);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What dc-merge writes to: one set of calls per output format. */
+#ifndef DC_OUTPUT_H
+#define DC_OUTPUT_H
+
+#include <stddef.h>
+
+#include "nodeset.h"
+
+struct dc_output_ops {
+	const char *format; /* as --format names it */
+	const char *suffix; /* of the default output file */
+	void *(*open)(const char *path, const struct dc_job *job, char *err, size_t errlen);
+	int (*event)(void *w, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns);
+	int (*counter)(void *w, const struct dc_node *n, const struct dc_counter *c, __u64 wall_ns);
+	/* Finishes the file when ok, else only releases it; 0 when all went well. */
+	int (*close)(void *w, int ok, char *err, size_t errlen);
+};
+
+extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_output;
+
+#endif

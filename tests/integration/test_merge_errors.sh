@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# dc-merge on bad input: a clear message, no partial output, no crash.
+. "$(dirname "$0")/lib.sh"
+
+trace good -- "$DC_WORKLOADS/posix_write" "$TMP" 300 100
+cd "$TMP"
+job="$TMP/out/good"
+
+expect() { # what text exit command...
+	local what=$1 text=$2 want=$3 rc=0
+	shift 3
+	"$@" >"$TMP/o.txt" 2>"$TMP/e.txt" || rc=$?
+	assert_eq "$rc" "$want" "$what: exit status"
+	assert_contains "$TMP/e.txt" "$text" "$what: message"
+}
+
+mkdir empty
+expect "empty folder" "no node files (*.dcnode) in empty" 1 "$DC_MERGE" x -i empty
+[ ! -e x.json ] || fail "output written for an empty folder"
+expect "missing folder" "cannot open nope" 1 "$DC_MERGE" x -i nope
+expect "bad format" "--format: expected json, json.gz or hdf5" 2 "$DC_MERGE" good -i "$job" -f xml
+expect "bad ranks" "--ranks: expected a list" 2 "$DC_MERGE" good -i "$job" -r 3-1
+expect "no ranks" "has no MPI ranks" 1 "$DC_MERGE" good -i "$job" -r 0
+expect "output folder missing" "cannot create no/dir/x.json.tmp" 1 "$DC_MERGE" good -i "$job" -o no/dir/x.json
+
+# A file of another job in the folder is skipped, not mixed in.
+cp "$NODEFILE" "$TMP/good.dcnode"
+mkdir mixed
+cp "$NODEFILE" mixed/a.dcnode
+"$DC_AGENT" -o "$TMP/out" -j other -- true 2>/dev/null
+cp "$TMP/out/other/"*.dcnode mixed/b.dcnode
+expect "other job's file" "b.dcnode belongs to job other, not good; skipped" 0 "$DC_MERGE" good -i mixed -o mixed.json
+python3 "$DC_TOOLS/trace_summary.py" mixed.json >mixed.txt
+assert_eq "$(grep '^posix write ' mixed.txt | cut -d' ' -f3)" "300" "writes of the right job only"
+
+# Killed agent: the file cut inside its last chunk merges up to there.
+mkdir cut
+head -c $(($(stat -c %s "$NODEFILE") - 100)) "$NODEFILE" >cut/n.dcnode
+expect "truncated file" "merged up to its last whole chunk" 0 "$DC_MERGE" good -i cut -o cut.json
+python3 "$DC_TOOLS/trace_summary.py" cut.json >/dev/null
+
+# A corrupt event chunk is named and skipped; the rest merges.
+mkdir bad
+cp "$NODEFILE" bad/n.dcnode
+off=$("$DC_DUMP" bad/n.dcnode >/dev/null; python3 - "$NODEFILE" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+hdr_size = struct.unpack_from("<I", data, 12)[0]
+off = hdr_size
+while off + 40 <= len(data):
+    magic, typ, rec, count, plen = struct.unpack_from("<IHHII", data, off)
+    if typ == 4:  # events
+        print(off + 40 + 10)
+        break
+    off += 40 + plen
+PY
+)
+printf '\xff\xff\xff\xff' | dd of=bad/n.dcnode bs=1 seek="$off" conv=notrunc status=none
+expect "corrupt chunk" "fails its checksum" 0 "$DC_MERGE" good -i bad -o bad.json
+python3 "$DC_TOOLS/trace_summary.py" bad.json >/dev/null
+
+# Not a node file at all.
+mkdir junk
+echo "hello" >junk/x.dcnode
+expect "junk file" "not a DataCrumbs node file" 1 "$DC_MERGE" good -i junk
+ls "$TMP" | grep -q '\.tmp\.' && fail "temporary file left behind" || true
