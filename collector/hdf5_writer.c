@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <hdf5.h>
+#include <pthread.h>
+#include <zlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,12 +54,33 @@ struct h5_counter {
 	uint64_t bytes;
 };
 
+/*
+ * Chunks are shuffled and deflated here, by a worker thread while the merge
+ * fills the next chunk, and written whole with H5Dwrite_chunk: the dataset
+ * declares the same shuffle+deflate filters, so any HDF5 reader decodes
+ * them. The HDF5 library is never called from the worker.
+ */
+struct packer {
+	pthread_t thread;
+	bool pending;  /* a chunk is being (or was) packed, not yet written */
+	bool threaded; /* ...by the thread, which is to be joined */
+	const char *rows;
+	size_t nrows, row_size;
+	char *shuffled;
+	char *packed;
+	size_t packed_cap, packed_len;
+	int err;
+};
+
 struct table {
 	hid_t dset, type;
 	size_t row_size;
-	char *rows;
+	char *rows, *spare_rows; /* filled by the merge / being packed */
 	size_t nbuf;
-	hsize_t written;
+	hsize_t written;  /* rows handed to the packer */
+	hsize_t on_disk;  /* rows written to the file */
+	struct packer pk;
+	size_t pk_rows;
 };
 
 struct strings { /* a global string list with its index */
@@ -217,40 +240,97 @@ static int table_create(struct table *t, hid_t file, const char *name, hid_t typ
 {
 	hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ROWS_PER_CHUNK;
 	hid_t space = H5Screate_simple(1, &dims, &maxdims), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	size_t bytes = ROWS_PER_CHUNK * row_size;
 
 	/* Shuffle puts the bytes of like fields together: times and sizes
 	 * compress far better, and faster, after it. */
 	H5Pset_chunk(dcpl, 1, &chunk);
 	H5Pset_shuffle(dcpl);
 	H5Pset_deflate(dcpl, 1);
+	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	t->type = type;
 	t->row_size = row_size;
-	t->rows = malloc(ROWS_PER_CHUNK * row_size);
+	t->rows = calloc(ROWS_PER_CHUNK, row_size);
+	t->spare_rows = calloc(ROWS_PER_CHUNK, row_size);
+	t->pk.shuffled = malloc(bytes);
+	t->pk.packed_cap = compressBound(bytes);
+	t->pk.packed = malloc(t->pk.packed_cap);
 	t->dset = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	H5Pclose(dcpl);
 	H5Sclose(space);
-	return t->dset < 0 || !t->rows ? -1 : 0;
+	return t->dset < 0 || !t->rows || !t->spare_rows || !t->pk.shuffled || !t->pk.packed ? -1 : 0;
 }
 
+/* HDF5's shuffle filter: byte k of every element, then byte k+1... done a
+ * block of rows at a time so that the rows being read stay in cache. */
+static void shuffle(const char *in, char *out, size_t n, size_t size)
+{
+	enum { BLOCK = 256 };
+
+	for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
+		size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+		const char *block = in + i0 * size;
+
+		for (size_t k = 0; k < size; k++) {
+			char *o = out + k * n + i0;
+			const char *p = block + k;
+
+			for (size_t i = 0; i < m; i++, p += size)
+				o[i] = *p;
+		}
+	}
+}
+
+static void *pack(void *arg)
+{
+	struct packer *pk = arg;
+	uLongf len = pk->packed_cap;
+
+	shuffle(pk->rows, pk->shuffled, pk->nrows, pk->row_size);
+	pk->err = compress2((Bytef *)pk->packed, &len, (const Bytef *)pk->shuffled, pk->nrows * pk->row_size, 1) != Z_OK;
+	pk->packed_len = len;
+	return NULL;
+}
+
+/* Waits for the chunk being packed and writes it. */
+static int table_drain(struct table *t)
+{
+	hsize_t offset = t->on_disk, size = t->on_disk + t->pk_rows;
+
+	if (!t->pk.pending)
+		return 0;
+	if (t->pk.threaded)
+		pthread_join(t->pk.thread, NULL);
+	t->pk.pending = t->pk.threaded = false;
+	if (t->pk.err || H5Dset_extent(t->dset, &size) < 0 ||
+	    H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &offset, t->pk.packed_len, t->pk.packed) < 0)
+		return -1;
+	t->on_disk = size;
+	return 0;
+}
+
+/* Hands the filled rows to the packer and gives the merge the other buffer. */
 static int table_flush(struct table *t)
 {
-	hsize_t start = t->written, count = t->nbuf, size = t->written + t->nbuf;
-	hid_t fspace, mspace;
-	herr_t rc;
+	char *rows = t->rows;
 
 	if (!t->nbuf)
 		return 0;
-	if (H5Dset_extent(t->dset, &size) < 0)
+	if (table_drain(t))
 		return -1;
-	fspace = H5Dget_space(t->dset);
-	mspace = H5Screate_simple(1, &count, NULL);
-	H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
-	rc = H5Dwrite(t->dset, t->type, mspace, fspace, H5P_DEFAULT, t->rows);
-	H5Sclose(mspace);
-	H5Sclose(fspace);
+	t->pk.rows = rows;
+	t->pk.nrows = t->nbuf;
+	t->pk.row_size = t->row_size;
+	t->pk_rows = t->nbuf;
 	t->written += t->nbuf;
 	t->nbuf = 0;
-	return rc < 0 ? -1 : 0;
+	t->rows = t->spare_rows;
+	t->spare_rows = rows;
+	t->pk.pending = true;
+	t->pk.threaded = pthread_create(&t->pk.thread, NULL, pack, &t->pk) == 0;
+	if (!t->pk.threaded)
+		pack(&t->pk); /* no thread to be had: pack here */
+	return 0;
 }
 
 static void *table_row(struct table *t)
@@ -262,11 +342,16 @@ static void *table_row(struct table *t)
 
 static void table_close(struct table *t)
 {
+	if (t->pk.threaded)
+		pthread_join(t->pk.thread, NULL);
 	if (t->dset > 0)
 		H5Dclose(t->dset);
 	if (t->type > 0)
 		H5Tclose(t->type);
 	free(t->rows);
+	free(t->spare_rows);
+	free(t->pk.shuffled);
+	free(t->pk.packed);
 }
 
 /* ---- tables written at the end ---- */
@@ -421,7 +506,8 @@ static int finish(struct h5_writer *w)
 {
 	const struct dc_job *job = w->job;
 
-	if (table_flush(&w->events) || table_flush(&w->counters) || write_functions(w) ||
+	if (table_flush(&w->events) || table_drain(&w->events) || table_flush(&w->counters) ||
+	    table_drain(&w->counters) || write_functions(w) ||
 	    write_strings(w->file, "paths", w->paths.v, w->paths.n) ||
 	    write_strings(w->file, "levels", w->levels.v, w->levels.n) || write_processes(w) || write_nodes(w))
 		return -1;

@@ -19,6 +19,11 @@
 
 #define OUT_BUF (1 << 20)
 
+struct escaped {
+	char *text;
+	size_t len;
+};
+
 struct json_writer {
 	FILE *f;
 	gzFile gz;
@@ -29,7 +34,7 @@ struct json_writer {
 	bool first;
 	struct dc_hashtab *ids; /* (node, pid or tid | 1 << 32) -> output id */
 	uint32_t next_id;
-	char ***escaped;        /* per node, per string id: JSON-escaped text */
+	struct escaped **escaped; /* per node, per string id: JSON-escaped text */
 };
 
 static void flush_buf(struct json_writer *w)
@@ -135,18 +140,21 @@ static void put_escaped(struct json_writer *w, const char *s)
 /* A node's strings are escaped once, on first use. */
 static void put_node_string(struct json_writer *w, const struct dc_node *n, __u32 id)
 {
-	char **cache = w->escaped[n->index];
+	struct escaped *cache = w->escaped[n->index];
 	__u32 count = dc_reader_nstrings(n->r);
 
 	if (!cache || id == 0 || id > count) {
 		put_escaped(w, dc_reader_string(n->r, id));
 		return;
 	}
-	if (!cache[id] && !(cache[id] = escape(dc_reader_string(n->r, id)))) {
-		w->err = ENOMEM;
-		return;
+	if (!cache[id].text) {
+		if (!(cache[id].text = escape(dc_reader_string(n->r, id)))) {
+			w->err = ENOMEM;
+			return;
+		}
+		cache[id].len = strlen(cache[id].text);
 	}
-	put(w, cache[id], strlen(cache[id]));
+	put(w, cache[id].text, cache[id].len);
 }
 
 static void begin_event(struct json_writer *w)
@@ -264,7 +272,7 @@ static void *open_writer(const char *path, const struct dc_job *job, bool gz, ch
 		goto fail;
 	}
 	for (size_t i = 0; i < job->nnodes; i++)
-		w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(char *));
+		w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(struct escaped));
 	w->job = job;
 	w->first = true;
 	w->next_id = 1;
@@ -431,7 +439,7 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < w->job->nnodes; i++) {
 		for (__u32 k = 0; w->escaped[i] && k <= dc_reader_nstrings(w->job->nodes[i].r); k++)
-			free(w->escaped[i][k]);
+			free(w->escaped[i][k].text);
 		free(w->escaped[i]);
 	}
 	free(w->escaped);

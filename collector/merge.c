@@ -26,6 +26,7 @@ struct dc_merge {
 	size_t nheap, cap, peak;
 	struct buffer spare[MAX_SPARE]; /* payload buffers to reuse */
 	size_t nspare;
+	struct buffer retired; /* of the run used up by the last call */
 	unsigned long long done;
 };
 
@@ -141,6 +142,11 @@ int dc_merge_next(struct dc_merge *m, struct dc_merge_item *it)
 {
 	struct active *top;
 
+	/* The caller is done with the record that the last call returned. */
+	if (m->retired.data) {
+		give_buffer(m, m->retired);
+		m->retired.data = NULL;
+	}
 	/* Every run that starts before the earliest pending record joins first. */
 	while (m->next_run < m->job->nruns &&
 	       (!m->nheap || m->job->runs[m->next_run].min_wall <= m->heap[0].wall))
@@ -159,9 +165,8 @@ int dc_merge_next(struct dc_merge *m, struct dc_merge_item *it)
 		sift_down(m, 0);
 		return 1;
 	}
-	/* Used up: the buffer is reused from the next call on, after the
-	 * caller is done with this record. */
-	give_buffer(m, top->buf);
+	/* Used up: its buffer still holds the record returned now. */
+	m->retired = top->buf;
 	m->heap[0] = m->heap[--m->nheap];
 	sift_down(m, 0);
 	return 1;
@@ -185,6 +190,7 @@ void dc_merge_free(struct dc_merge *m)
 		free(m->heap[i].buf.data);
 	for (size_t i = 0; i < m->nspare; i++)
 		free(m->spare[i].data);
+	free(m->retired.data);
 	free(m->heap);
 	free(m);
 }
