@@ -292,8 +292,12 @@ int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, 
 	}
 	job->id = strdup(id);
 	job->nodes = calloc(nfiles, sizeof(*job->nodes));
+	if (!job->id || !job->nodes) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
 	for (size_t i = 0; i < nfiles; i++) {
-		if (!rc && job->nodes && open_node(job, files[i], id)) {
+		if (!rc && open_node(job, files[i], id)) {
 			snprintf(err, errlen, "out of memory reading %s", files[i]);
 			rc = -1;
 		}
@@ -304,8 +308,10 @@ int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, 
 		snprintf(err, errlen, "none of the node files in %s can be merged", dir);
 		rc = -1;
 	}
-	if (rc)
+	if (rc) {
+		dc_job_close(job);
 		return rc;
+	}
 	place_runs_in_time(job);
 	set_origin(job);
 	return 0;

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs each fuzz harness for SECONDS on a small seed corpus: the shipped
+# YAML files, and a node file written by the agent's own writer.
+# Usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]
+set -euo pipefail
+build=${1:?usage: run.sh FUZZ_BUILD_DIR [SECONDS]}
+secs=${2:-30}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/nodefile" "$work/probeset"
+cp "$here"/corpus/probeset/* "$work/probeset/"
+"$build/bench/gen_nodefiles" "$work/gen" seed 1 6
+cp "$work/gen/seed/"*.dcnode "$work/nodefile/seed.dcnode"
+for f in nodefile probeset; do
+	echo "fuzz_$f: $secs s"
+	"$build/tests/fuzz/fuzz_$f" -max_total_time="$secs" -max_len=65536 -print_final_stats=1 \
+		"$work/$f" 2>"$work/$f.log" || { tail -50 "$work/$f.log"; exit 1; }
+	grep -E "stat::number_of_executed_units|Done" "$work/$f.log" | tail -2
+done
