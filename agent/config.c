@@ -108,12 +108,13 @@ static int to_string(struct ctx *c, yaml_node_t *v, const char *key, char **out)
 static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
+	[DC_SLOT_DTYPE] = "datatype",
 };
 
 static const char *const ret_kinds[] = {
 	[DC_RET_PLAIN] = "plain", [DC_RET_FD] = "fd", [DC_RET_HANDLE] = "handle",
 	[DC_RET_BYTES] = "bytes", [DC_RET_ITEMS] = "items", [DC_RET_INT] = "int",
-	[DC_RET_INT_BYTES] = "int_bytes",
+	[DC_RET_INT_BYTES] = "int_bytes", [DC_RET_STATUS] = "status",
 };
 
 static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
@@ -130,7 +131,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 				return 0;
 			}
 		}
-		return fail_at(c, v, "ret: expected plain, int, fd, handle, bytes, int_bytes or items");
+		return fail_at(c, v, "ret: expected plain, int, fd, handle, bytes, int_bytes, items or status");
 	}
 	for (int s = 0; s < DC_NR_SLOTS; s++) {
 		if (strcmp(key, slot_keys[s]) != 0)
@@ -140,7 +141,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		fn->argbits |= (__u64)pos << (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS);
 		return 0;
 	}
-	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, bytes, count, offset, ret)", key);
+	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, bytes, count, offset, datatype, ret)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)
@@ -186,13 +187,22 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		return to_string(c, v, key, &set->library);
 	if (strcmp(key, "description") == 0)
 		return 0;
+	if (strcmp(key, "datatype_size_offset") == 0) {
+		long n;
+
+		if (to_int(c, v, key, 1, 4096, &n))
+			return -1;
+		set->dtype_size_offset = n;
+		return 0;
+	}
 	if (strcmp(key, "functions") == 0 || strcmp(key, "syscalls") == 0) {
 		if (set->fns || set->all_functions)
 			return fail_at(c, v, "a set has one list: functions or syscalls");
 		set->kind = key[0] == 's' ? DC_SET_SYSCALLS : DC_SET_UPROBES;
 		return load_functions(c, v, set);
 	}
-	return fail_at(c, v, "unknown key '%s' (set, description, category, library, functions, syscalls)", key);
+	return fail_at(c, v, "unknown key '%s' (set, description, category, library, datatype_size_offset, "
+			     "functions, syscalls)", key);
 }
 
 static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)

@@ -27,6 +27,7 @@ struct dc_probe_set {
 	char *library; /* DC_SET_UPROBES: soname or path */
 	enum dc_set_kind kind;
 	bool all_functions;
+	unsigned dtype_size_offset; /* where an MPI datatype keeps its size */
 	struct dc_fn_spec *fns;
 	size_t nfns;
 };

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,7 @@
 
 #include "caps.h"
 #include "config.h"
+#include "control.h"
 #include "counters.h"
 #include "datacrumbs.skel.h"
 #include "launch.h"
@@ -49,8 +51,14 @@ struct agent {
 	struct dc_recorder *recorder;
 	struct ring_buffer *rb;
 	struct dc_child child;
+	struct dc_control *control;
+	int epoll_fd;
 	struct dc_cpu_stats *stats;
 	int ncpus;
+	char job[64];
+	char socket_path[108];
+	uid_t uid; /* the job's user */
+	gid_t gid;
 	char path[PATH_MAX];
 	bool write_failed;
 };
@@ -144,6 +152,10 @@ static int load_bpf(struct agent *a)
 	struct dc_config cfg = { .mode = a->opt.s.mode };
 	__u32 zero = 0;
 	int err;
+
+	for (int i = 0; i < a->nsets; i++)
+		if (a->sets[i].dtype_size_offset)
+			cfg.dtype_size_offset = a->sets[i].dtype_size_offset;
 
 	a->skel = datacrumbs_bpf__open();
 	if (!a->skel) {
@@ -287,39 +299,61 @@ static void fill_header(struct agent *a, struct dc_node_header *h, const char *j
 	h->agent_pid = getpid();
 	h->mode = a->opt.s.mode;
 	h->interval_ms = a->opt.s.interval_ms;
-	h->uid = a->opt.s.uid >= 0 ? (__u32)a->opt.s.uid : getuid();
+	h->uid = a->uid;
 	h->ncpus = a->ncpus;
 	if (dc_topology_summary(h->topology, sizeof(h->topology)))
 		snprintf(h->topology, sizeof(h->topology), "unknown");
 	snprintf(h->agent_version, sizeof(h->agent_version), "%s", DC_VERSION);
 }
 
-static int create_node_file(struct agent *a)
+/*
+ * The job, its user and its control socket are settled before the command
+ * starts: the command inherits DC_JOB_ID and DC_AGENT_SOCKET, so that MPI
+ * ranks under it find this agent.
+ */
+static int resolve_job(struct agent *a)
 {
-	const char *out = a->opt.s.output ? a->opt.s.output : getenv("DC_OUTPUT_DIR");
-	char job[64], dir[PATH_MAX - 80], err[PATH_MAX + 256];
-	struct dc_node_header h;
-	int uid = a->opt.s.uid, gid = -1;
+	const char *slurm_uid = getenv("SLURM_JOB_UID");
 	struct passwd *pw;
 
 	if (a->opt.s.job_id)
-		snprintf(job, sizeof(job), "%s", a->opt.s.job_id);
+		snprintf(a->job, sizeof(a->job), "%s", a->opt.s.job_id);
 	else
-		default_job_id(job, sizeof(job));
-	if (!valid_job_id(job)) {
-		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", job);
+		default_job_id(a->job, sizeof(a->job));
+	if (!valid_job_id(a->job)) {
+		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", a->job);
 		return -1;
 	}
-	if (uid >= 0 && (pw = getpwuid(uid)))
-		gid = pw->pw_gid;
-	snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "datacrumbs", job);
+	a->uid = a->opt.s.uid >= 0 ? (uid_t)a->opt.s.uid : slurm_uid ? (uid_t)atoi(slurm_uid) : getuid();
+	a->gid = (pw = getpwuid(a->uid)) ? pw->pw_gid : getgid();
+	if (a->opt.socket_path)
+		snprintf(a->socket_path, sizeof(a->socket_path), "%s", a->opt.socket_path);
+	else if (dc_ctl_socket_path(a->job, a->socket_path, sizeof(a->socket_path))) {
+		die_msg("no control socket path for job %s: give --socket", a->job);
+		return -1;
+	}
+	if (setenv("DC_JOB_ID", a->job, 1) || setenv("DC_AGENT_SOCKET", a->socket_path, 1)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int create_node_file(struct agent *a)
+{
+	const char *out = a->opt.s.output ? a->opt.s.output : getenv("DC_OUTPUT_DIR");
+	char dir[PATH_MAX - 80], err[PATH_MAX + 256];
+	struct dc_node_header h;
+	int uid = a->uid, gid = a->gid;
+
+	snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "datacrumbs", a->job);
 	if (make_dirs(dir, 0750)) {
 		die_msg("cannot create output folder %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (uid >= 0 && chown(dir, uid, gid))
+	if (chown(dir, uid, gid))
 		die_msg("warning: cannot give %s to uid %d: %s", dir, uid, strerror(errno));
-	fill_header(a, &h, job);
+	fill_header(a, &h, a->job);
 	for (int i = 1; i < 1000; i++) {
 		if (i == 1)
 			snprintf(a->path, sizeof(a->path), "%s/%s%s", dir, h.hostname, DC_NODE_SUFFIX);
@@ -364,6 +398,65 @@ static int track_pid(struct agent *a, pid_t pid)
 		return -1;
 	}
 	return dc_recorder_start_process(a->recorder, pid, now_ns(CLOCK_MONOTONIC));
+}
+
+static bool is_tracked(struct agent *a, __u32 pid)
+{
+	__u32 v;
+
+	return bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.dc_tracked), &pid, &v) == 0;
+}
+
+/* A rank that registers joins the job if it was not traced yet (daemon mode). */
+static int on_rank(void *ctx, const struct dc_ctl_msg *m)
+{
+	struct agent *a = ctx;
+
+	if (m->type == DC_CTL_REGISTER && !is_tracked(a, m->pid) && track_pid(a, m->pid))
+		return ENOMEM;
+	if (a->opt.verbose)
+		fprintf(stderr, "dc-agent: pid %u is rank %d of %d%s\n", m->pid, m->rank, m->world_size,
+			m->type == DC_CTL_FINALIZE ? " (MPI_Finalize)" : "");
+	return dc_recorder_rank(a->recorder, m, now_ns(CLOCK_MONOTONIC)) ? EIO : 0;
+}
+
+static int open_control(struct agent *a)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char err[256];
+
+	a->control = dc_control_open(a->socket_path, a->uid, a->gid, a->job, on_rank, a, err, sizeof(err));
+	if (!a->control) {
+		die_msg("%s", err);
+		return -1;
+	}
+	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.fd = dc_control_fd(a->control);
+	if (a->epoll_fd < 0 || epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+		die_msg("epoll: %s", strerror(errno));
+		return -1;
+	}
+	ev.data.fd = ring_buffer__epoll_fd(a->rb);
+	if (epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+		die_msg("epoll: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Waits for ring buffer data or a rank at the socket, at most POLL_MS. */
+static int wait_and_consume(struct agent *a)
+{
+	struct epoll_event evs[4];
+	int n = epoll_wait(a->epoll_fd, evs, 4, POLL_MS);
+
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	for (int i = 0; i < n; i++)
+		if (evs[i].data.fd == dc_control_fd(a->control))
+			dc_control_serve(a->control);
+	n = ring_buffer__consume(a->rb);
+	return n < 0 ? n : 0;
 }
 
 static int start_targets(struct agent *a)
@@ -466,7 +559,7 @@ static int run(struct agent *a, int *status)
 	int forwarded = 0;
 
 	for (;;) {
-		int n = ring_buffer__poll(a->rb, POLL_MS);
+		int n = wait_and_consume(a);
 		__u64 now = now_ns(CLOCK_MONOTONIC);
 
 		if (n < 0 && n != -EINTR) {
@@ -539,6 +632,9 @@ static void cleanup(struct agent *a)
 	if (a->child.pid > 0) {
 		dc_launch_abort(&a->child);
 	}
+	dc_control_close(a->control);
+	if (a->epoll_fd > 0)
+		close(a->epoll_fd);
 	ring_buffer__free(a->rb);
 	dc_recorder_free(a->recorder);
 	dc_probes_destroy(a->probes);
@@ -569,7 +665,7 @@ static int setup(struct agent *a, char **argv)
 		die_msg("%s", msg);
 		return -1;
 	}
-	if (load_probe_sets(a) || ensure_tracefs())
+	if (load_probe_sets(a) || ensure_tracefs() || resolve_job(a))
 		return -1;
 	a->ncpus = libbpf_num_possible_cpus();
 	a->stats = calloc(a->ncpus > 0 ? a->ncpus : 1, sizeof(*a->stats));
@@ -591,7 +687,7 @@ static int setup(struct agent *a, char **argv)
 		die_msg("cannot set up the ring buffer: %s", strerror(errno));
 		return -1;
 	}
-	return 0;
+	return open_control(a);
 }
 
 int main(int argc, char **argv)

@@ -32,9 +32,13 @@ static const char usage[] =
 "      --probe-dir DIRS  colon-separated folders searched for probe sets first\n"
 "  -c, --config FILE     agent settings (YAML); command-line options win over it\n"
 "      --pid PID         trace this running process and its children (repeatable)\n"
-"      --uid UID         owner of the node file (default: the caller)\n"
+"      --uid UID         the job's user: owns the node file and the control socket,\n"
+"                        and only its processes may register as MPI ranks\n"
+"                        (default: $SLURM_JOB_UID, else the caller)\n"
 "      --ringbuf-mb N    ring buffer size in MiB, a power of two (default 16)\n"
 "      --ready-file FILE create FILE once every probe is attached\n"
+"      --socket PATH     control socket for MPI ranks (default: $DC_AGENT_SOCKET,\n"
+"                        else /run/datacrumbs/JOB_ID.sock)\n"
 "  -v, --verbose         say what is attached and show libbpf's messages\n"
 "  -h, --help            show this help\n"
 "  -V, --version         show the version\n"
@@ -141,6 +145,8 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 		return 0;
 	case 'R':
 		return set_str(&o->ready_file, arg);
+	case 'S':
+		return set_str(&o->socket_path, arg);
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -171,7 +177,8 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "probes", required_argument, 0, 'p' },   { "probe-dir", required_argument, 0, 'P' },
 		{ "config", required_argument, 0, 'c' },   { "pid", required_argument, 0, 'x' },
 		{ "uid", required_argument, 0, 'u' },      { "ringbuf-mb", required_argument, 0, 'r' },
-		{ "ready-file", required_argument, 0, 'R' }, { "verbose", no_argument, 0, 'v' },
+		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
+		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },
 	};
@@ -209,4 +216,5 @@ void dc_options_free(struct dc_options *o)
 	dc_settings_free(&o->s);
 	free(o->config_file);
 	free(o->ready_file);
+	free(o->socket_path);
 }

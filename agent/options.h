@@ -12,6 +12,7 @@ struct dc_options {
 	struct dc_settings s; /* from --config, then overridden by the command line */
 	char *config_file;
 	char *ready_file;
+	char *socket_path;
 	pid_t pids[DC_MAX_PIDS];
 	int npids;
 	int verbose;

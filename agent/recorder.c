@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control_proto.h"
 #include "hashtab.h"
 #include "nodefile.h"
 
@@ -212,6 +213,21 @@ int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts)
 	read_comm(pid, p.comm);
 	take_open_fds(r, pid);
 	return dc_writer_proc(r->w, &p);
+}
+
+int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts)
+{
+	struct dc_rank rec = {
+		.ts = ts,
+		.pid = m->pid,
+		.rank = m->rank,
+		.world_size = m->world_size,
+		.kind = m->type == DC_CTL_REGISTER ? DC_RANK_REGISTER : DC_RANK_FINALIZE,
+		.clock_offset_ns = m->clock_offset_ns,
+		.clock_error_ns = m->clock_error_ns,
+	};
+
+	return dc_writer_rank(r->w, &rec);
 }
 
 bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status)

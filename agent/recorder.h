@@ -22,6 +22,9 @@ void dc_recorder_free(struct dc_recorder *r);
 int dc_recorder_handle(void *ctx, void *data, size_t len);
 /* A process traced from the start (the command, --pid): its open files too. */
 int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
+struct dc_ctl_msg;
+/* A rank registered or finalized through the control socket. */
+int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts);
 /* Set when the process ends; 0 until then. */
 bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status);
 unsigned long long dc_recorder_calls(const struct dc_recorder *r);

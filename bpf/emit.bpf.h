@@ -28,25 +28,39 @@ static __always_inline __u32 dc_retkind(__u64 cookie)
 	return (cookie >> DC_COOKIE_RET_SHIFT) & 7;
 }
 
-static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
+/* Size of one item: 1, or an MPI datatype's size read from the process. */
+static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args, const struct dc_config *cfg)
+{
+	__u64 size = 0;
+
+	if (!dc_slot(cookie, DC_SLOT_DTYPE))
+		return 1;
+	if (!cfg || !cfg->dtype_size_offset)
+		return 0;
+	bpf_probe_read_user(&size, sizeof(size),
+			    (const char *)dc_arg(cookie, args, DC_SLOT_DTYPE) + cfg->dtype_size_offset);
+	return size;
+}
+
+static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args, const struct dc_config *cfg)
 {
 	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
 
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
-	return n;
+	return n * dc_item_size(cookie, args, cfg);
 }
 
-static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret)
+static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret, __u64 req)
 {
-	if (ret <= 0)
-		return 0;
 	switch (dc_retkind(cookie)) {
 	case DC_RET_BYTES:
 	case DC_RET_INT_BYTES:
-		return ret;
+		return ret > 0 ? ret : 0;
 	case DC_RET_ITEMS:
-		return ret * dc_arg(cookie, args, DC_SLOT_BYTES);
+		return ret > 0 ? ret * dc_arg(cookie, args, DC_SLOT_BYTES) : 0;
+	case DC_RET_STATUS:
+		return ret == 0 ? req : 0;
 	default:
 		return 0;
 	}
@@ -75,7 +89,7 @@ static __always_inline void dc_profile_add(__u32 tgid, __u64 cookie, __u64 dur, 
 
 static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cookie,
 				    __u64 ts, __u64 now, const __u64 *args, long ret,
-				    __u32 depth, __u8 flags)
+				    __u64 req, __u64 moved, __u32 depth, __u8 flags)
 {
 	__u32 rk = dc_retkind(cookie);
 
@@ -90,8 +104,8 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 	m->ev.cpu = bpf_get_smp_processor_id();
 	m->ev.depth = depth;
 	m->ev.ret = ret;
-	m->ev.req = dc_requested(cookie, args);
-	m->ev.bytes = dc_moved(cookie, args, ret);
+	m->ev.req = req;
+	m->ev.bytes = moved;
 	m->ev.offset = 0;
 	m->ev.fd = -1;
 	m->ev.path = 0;
@@ -135,14 +149,17 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 	__u32 rk = dc_retkind(cookie);
+	struct dc_config *cfg = dc_settings();
 	struct dc_msg_call *m;
+	__u64 req, moved;
 
 	/* A function returning int leaves the upper half of rax undefined. */
-	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES)
+	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
 		ret = (int)ret;
-
-	if (dc_mode() == DC_MODE_PROFILE) {
-		dc_profile_add(id >> 32, cookie, now - ts, dc_moved(cookie, args, ret));
+	req = dc_requested(cookie, args, cfg);
+	moved = dc_moved(cookie, args, ret, req);
+	if (cfg && cfg->mode == DC_MODE_PROFILE) {
+		dc_profile_add(id >> 32, cookie, now - ts, moved);
 		return;
 	}
 	if (!dc_slot(cookie, DC_SLOT_PATH)) {
@@ -151,7 +168,7 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 			dc_count(DC_STAT_LOST);
 			return;
 		}
-		dc_fill(m, id, cookie, ts, now, args, ret, depth, flags);
+		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
 		bpf_ringbuf_submit(m, dc_wakeup());
 		return;
 	}
@@ -160,7 +177,7 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	dc_fill(m, id, cookie, ts, now, args, ret, depth, flags | DC_EV_PATHARG);
+	dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags | DC_EV_PATHARG);
 	long n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
 					 (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
 	m->path_len = n > 0 ? n : 0;

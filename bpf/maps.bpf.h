@@ -102,12 +102,11 @@ static __always_inline void dc_count(__u32 stat)
 		*v += 1;
 }
 
-static __always_inline __u32 dc_mode(void)
+static __always_inline struct dc_config *dc_settings(void)
 {
 	__u32 zero = 0;
-	struct dc_config *c = bpf_map_lookup_elem(&dc_config, &zero);
 
-	return c ? c->mode : DC_MODE_TRACE;
+	return bpf_map_lookup_elem(&dc_config, &zero);
 }
 
 #endif /* DC_MAPS_BPF_H */

@@ -122,6 +122,13 @@ static void print_chunk(const struct dc_reader *r, struct funcs *f, const struct
 			       (unsigned long long)k->ts, k->pid, fn ? dc_reader_string(r, fn->category) : "?",
 			       fn ? dc_reader_string(r, fn->name) : "?", (unsigned long long)k->count,
 			       (unsigned long long)k->time_ns, (unsigned long long)k->bytes);
+		} else if (h->type == DC_CHUNK_RANKS) {
+			const struct dc_rank *k = (const struct dc_rank *)c->data + i;
+
+			printf("rank ts=%llu pid=%u rank=%d world=%d kind=%s clock_offset_ns=%lld clock_error_ns=%llu\n",
+			       (unsigned long long)k->ts, k->pid, k->rank, k->world_size,
+			       k->kind == DC_RANK_FINALIZE ? "finalize" : "register", (long long)k->clock_offset_ns,
+			       (unsigned long long)k->clock_error_ns);
 		} else if (h->type == DC_CHUNK_STATS) {
 			const struct dc_cpu_stats *s = (const struct dc_cpu_stats *)c->data + i;
 

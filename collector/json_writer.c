@@ -227,6 +227,10 @@ static void process_metadata(struct json_writer *w, const struct dc_node *n, con
 	put_escaped(w, n->hdr.hostname);
 	PUT(w, "\",\"os_pid\":");
 	put_u64(w, p->pid);
+	if (p->rank >= 0) {
+		PUT(w, ",\"rank\":");
+		put_u64(w, p->rank);
+	}
 	PUT(w, ",\"command\":\"");
 	put_escaped(w, p->comm);
 	PUT(w, "\"}},\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
@@ -235,6 +239,12 @@ static void process_metadata(struct json_writer *w, const struct dc_node *n, con
 	put_escaped(w, n->hdr.hostname);
 	PUT(w, " pid ");
 	put_u64(w, p->pid);
+	if (p->rank >= 0) {
+		PUT(w, ", rank ");
+		put_u64(w, p->rank);
+		PUT(w, " of ");
+		put_u64(w, p->world_size);
+	}
 	if (p->exited && (p->exit_status & 0x7f)) {
 		PUT(w, ", killed by signal ");
 		put_u64(w, p->exit_status & 0x7f);
@@ -242,6 +252,8 @@ static void process_metadata(struct json_writer *w, const struct dc_node *n, con
 		PUT(w, ", exit status ");
 		put_u64(w, (p->exit_status >> 8) & 0xff);
 	}
+	if (p->rank >= 0 && p->exited && !p->finalized)
+		PUT(w, ", ended without MPI_Finalize");
 	PUT(w, "\"}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":");
 	put_u64(w, opid);
 	PUT(w, ",\"args\":{\"sort_index\":");
@@ -411,6 +423,8 @@ static void other_data(struct json_writer *w)
 		put_escaped(w, n->hdr.topology);
 		PUT(w, "\",\"clock_shift_ns\":");
 		put_i64(w, n->clock_shift_ns);
+		PUT(w, ",\"mpi_clock_offset_ns\":");
+		put_i64(w, n->mpi_offset_ns);
 		if (n->problem) {
 			PUT(w, ",\"incomplete\":\"");
 			put_escaped(w, n->problem);

@@ -103,6 +103,29 @@ static int take_procs(struct dc_node *n, const struct dc_proc *recs, __u32 count
 	return 0;
 }
 
+/* The offset with the smallest error bound aligns the node's clock. */
+static int take_ranks(struct dc_node *n, const struct dc_rank *recs, __u32 count)
+{
+	for (__u32 i = 0; i < count; i++) {
+		const struct dc_rank *r = &recs[i];
+		struct dc_process *p = find_or_add_process(n, r->pid);
+
+		if (!p)
+			return -1;
+		p->rank = r->rank;
+		p->world_size = r->world_size;
+		if (r->kind == DC_RANK_FINALIZE) {
+			p->finalized = true;
+			continue;
+		}
+		if (r->clock_error_ns < n->mpi_error_ns || (r->rank == 0 && r->clock_error_ns == 0)) {
+			n->mpi_error_ns = r->clock_error_ns;
+			n->mpi_offset_ns = r->clock_offset_ns;
+		}
+	}
+	return 0;
+}
+
 static int take_stats(struct dc_node *n, const struct dc_cpu_stats *recs, __u32 count)
 {
 	struct dc_cpu_stats *v = realloc(n->stats, count * sizeof(*v));
@@ -146,6 +169,9 @@ static int index_node(struct dc_job *job, struct dc_node *n)
 			break;
 		case DC_CHUNK_STATS:
 			rc = take_stats(n, c.data, c.hdr.count);
+			break;
+		case DC_CHUNK_RANKS:
+			rc = take_ranks(n, c.data, c.hdr.count);
 			break;
 		case DC_CHUNK_EVENTS:
 		case DC_CHUNK_COUNTERS:
@@ -229,9 +255,13 @@ static int open_node(struct dc_job *job, const char *path, const char *id)
 	}
 	n->path = strdup(path);
 	n->index = job->nnodes;
-	n->clock_shift_ns = (__s64)(n->hdr.realtime_ref_ns - n->hdr.monotonic_ref_ns);
+	n->mpi_error_ns = UINT64_MAX;
 	job->nnodes++;
-	return index_node(job, n);
+	if (index_node(job, n))
+		return -1;
+	/* Monotonic to wall time, then wall time to rank 0's clock. */
+	n->clock_shift_ns = (__s64)(n->hdr.realtime_ref_ns - n->hdr.monotonic_ref_ns) + n->mpi_offset_ns;
+	return 0;
 }
 
 static int by_min_wall(const void *a, const void *b)
@@ -268,6 +298,9 @@ static void set_origin(struct dc_job *job)
 	for (size_t i = 0; i < job->nnodes; i++) {
 		struct dc_node *n = &job->nodes[i];
 		__u64 start = n->hdr.monotonic_ref_ns + n->clock_shift_ns;
+
+		for (size_t k = 0; k < n->nprocs; k++)
+			job->ranks += n->procs[k].rank >= 0;
 
 		if (start < job->origin_ns)
 			job->origin_ns = start;

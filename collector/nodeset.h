@@ -17,6 +17,7 @@ struct dc_process {
 	char comm[DC_COMM_LEN + 1];
 	int rank;       /* -1: not an MPI rank */
 	int world_size;
+	bool finalized; /* called MPI_Finalize */
 	bool exited;
 	int exit_status; /* wait status */
 };
@@ -35,6 +36,8 @@ struct dc_node {
 	struct dc_node_header hdr;
 	int index;
 	__s64 clock_shift_ns; /* wall ns = ts + clock_shift_ns */
+	__s64 mpi_offset_ns;  /* part of it measured against rank 0's clock */
+	__u64 mpi_error_ns;   /* its error bound; UINT64_MAX when none */
 	struct dc_func *funcs; /* by function id; id UINT32_MAX for holes */
 	size_t nfuncs;
 	struct dc_process *procs;

@@ -27,6 +27,7 @@ enum dc_slot {
 	DC_SLOT_BYTES,  /* byte count (or item size when DC_SLOT_MUL is set) */
 	DC_SLOT_MUL,    /* multiplies DC_SLOT_BYTES (fread/fwrite nmemb) */
 	DC_SLOT_OFFSET, /* file offset */
+	DC_SLOT_DTYPE,  /* MPI datatype: DC_SLOT_BYTES counts items of its size */
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -43,6 +44,7 @@ enum dc_ret {
 	DC_RET_ITEMS,  /* items moved, each DC_SLOT_BYTES long (fread) */
 	DC_RET_INT,    /* a C int (close, stat): only the low 32 bits are set */
 	DC_RET_INT_BYTES, /* bytes moved, as a C int (fprintf) */
+	DC_RET_STATUS, /* a C int, 0 on success: then the bytes asked were moved (MPI) */
 };
 
 /* dc_event.flags */
@@ -87,6 +89,22 @@ struct dc_proc {
 	char comm[DC_COMM_LEN];
 };
 
+/* MPI: which pid is which rank, a RANKS record (from the control socket). */
+enum dc_rank_kind {
+	DC_RANK_REGISTER = 1, /* after MPI_Init */
+	DC_RANK_FINALIZE,     /* in MPI_Finalize */
+};
+
+struct dc_rank {
+	__u64 ts;
+	__u32 pid;
+	__s32 rank;
+	__s32 world_size;
+	__u32 kind;
+	__s64 clock_offset_ns; /* add to this node's CLOCK_REALTIME for rank 0's */
+	__u64 clock_error_ns;
+};
+
 /* PROFILE mode: cumulative totals per (pid, function), a COUNTERS record. */
 struct dc_counter {
 	__u64 ts; /* when the totals were read, CLOCK_MONOTONIC ns */
@@ -122,6 +140,8 @@ enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 struct dc_config {
 	__u32 mode;
+	/* Where an MPI datatype object holds its size in bytes (0: unknown). */
+	__u32 dtype_size_offset;
 };
 
 /* Keys and values of maps that user space reads too. */

@@ -23,13 +23,14 @@ static const size_t rec_sizes[DC_CHUNK_TYPE_MAX] = {
 	[DC_CHUNK_EVENTS] = sizeof(struct dc_event),
 	[DC_CHUNK_COUNTERS] = sizeof(struct dc_counter),
 	[DC_CHUNK_STATS] = sizeof(struct dc_cpu_stats),
+	[DC_CHUNK_RANKS] = sizeof(struct dc_rank),
 };
 
 static const char *const type_names[DC_CHUNK_TYPE_MAX] = {
 	[DC_CHUNK_STRINGS] = "strings", [DC_CHUNK_FUNCS] = "functions",
 	[DC_CHUNK_PROCS] = "processes", [DC_CHUNK_EVENTS] = "events",
 	[DC_CHUNK_COUNTERS] = "counters", [DC_CHUNK_STATS] = "statistics",
-	[DC_CHUNK_END] = "end",
+	[DC_CHUNK_END] = "end", [DC_CHUNK_RANKS] = "ranks",
 };
 
 size_t dc_chunk_rec_size(unsigned type)
@@ -222,6 +223,11 @@ int dc_writer_counter(struct dc_writer *w, const struct dc_counter *c)
 	return add_record(w, DC_CHUNK_COUNTERS, c);
 }
 
+int dc_writer_rank(struct dc_writer *w, const struct dc_rank *r)
+{
+	return add_record(w, DC_CHUNK_RANKS, r);
+}
+
 int dc_writer_stats(struct dc_writer *w, const struct dc_cpu_stats *s, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -291,7 +297,7 @@ static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 int dc_writer_flush(struct dc_writer *w)
 {
 	/* Strings first: later chunks refer to them by id. */
-	static const unsigned order[] = { DC_CHUNK_STRINGS, DC_CHUNK_FUNCS, DC_CHUNK_PROCS,
+	static const unsigned order[] = { DC_CHUNK_STRINGS, DC_CHUNK_FUNCS, DC_CHUNK_PROCS, DC_CHUNK_RANKS,
 					  DC_CHUNK_EVENTS, DC_CHUNK_COUNTERS, DC_CHUNK_STATS };
 
 	if (w->err) {

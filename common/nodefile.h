@@ -36,6 +36,7 @@ enum dc_chunk_type {
 	DC_CHUNK_COUNTERS,
 	DC_CHUNK_STATS,
 	DC_CHUNK_END, /* written by a clean close; its absence means the agent died */
+	DC_CHUNK_RANKS,
 	DC_CHUNK_TYPE_MAX,
 };
 
@@ -102,6 +103,7 @@ int dc_writer_func(struct dc_writer *w, const struct dc_func *f);
 int dc_writer_event(struct dc_writer *w, const struct dc_event *e);
 int dc_writer_proc(struct dc_writer *w, const struct dc_proc *p);
 int dc_writer_counter(struct dc_writer *w, const struct dc_counter *c);
+int dc_writer_rank(struct dc_writer *w, const struct dc_rank *r);
 int dc_writer_stats(struct dc_writer *w, const struct dc_cpu_stats *s, unsigned n);
 /* Writes every pending record as whole chunks. */
 int dc_writer_flush(struct dc_writer *w);

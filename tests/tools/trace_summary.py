@@ -4,10 +4,12 @@
 Prints one line per (level, function): "level function count req bytes",
 sorted, after checking that the file parses, that "X" events are in time
 order, and that every pid of an event has a process_name.
-Usage: trace_summary.py TRACE.json [--processes]
+Usage: trace_summary.py TRACE.json [--processes] [--path REGEX]
+(--path: only calls whose path matches)
 """
 import gzip
 import json
+import re
 import sys
 
 
@@ -35,6 +37,9 @@ def main():
         for pid in sorted(names, key=lambda p: sort_index.get(p, 1 << 30)):
             print(names[pid])
         return
+    if "--path" in sys.argv:
+        pattern = re.compile(sys.argv[sys.argv.index("--path") + 1])
+        calls = [e for e in calls if pattern.search(e["args"].get("path", ""))]
     totals = {}
     for e in calls:
         key = (e["cat"], e["name"])

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "control.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* A client sends as soon as it connects; one that does not is dropped. */
+#define CLIENT_WAIT_MS 100
+
+struct dc_control {
+	int fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uid_t uid;
+	char job_id[64];
+	dc_control_fn fn;
+	void *ctx;
+	unsigned long refused;
+};
+
+static int make_dir(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = 0;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Only a socket left by an earlier agent is removed, never another file. */
+static int remove_stale(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return unlink(path);
+}
+
+struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const char *job_id,
+				   dc_control_fn fn, void *ctx, char *err, size_t errlen)
+{
+	struct dc_control *c = calloc(1, sizeof(*c));
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->fd = -1;
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		snprintf(err, errlen, "control socket path too long: %s", path);
+		goto fail;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	snprintf(c->job_id, sizeof(c->job_id), "%s", job_id);
+	c->uid = uid;
+	c->fn = fn;
+	c->ctx = ctx;
+	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0 || make_dir(path) || remove_stale(path) ||
+	    bind(c->fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		snprintf(err, errlen, "cannot create control socket %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* The job's user may connect; SO_PEERCRED then says who did. */
+	if (chown(path, uid, gid) || chmod(path, 0600) || listen(c->fd, 128)) {
+		snprintf(err, errlen, "cannot set up control socket %s: %s", path, strerror(errno));
+		unlink(path);
+		goto fail;
+	}
+	return c;
+fail:
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+	return NULL;
+}
+
+int dc_control_fd(const struct dc_control *c)
+{
+	return c->fd;
+}
+
+static void reply(int fd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void reply(int fd, int status, const char *fmt, ...)
+{
+	struct dc_ctl_reply r = { .magic = DC_CTL_MAGIC, .status = status };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r.message, sizeof(r.message), fmt, ap);
+	va_end(ap);
+	if (send(fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return; /* the client left: nothing to tell */
+}
+
+/* Why a well-formed message is refused, or 0. */
+static int check_sender(struct dc_control *c, const struct dc_ctl_msg *m, const struct ucred *cred,
+			char *why, size_t len)
+{
+	if ((pid_t)m->pid != cred->pid) {
+		snprintf(why, len, "pid %d may register only itself, not pid %u", cred->pid, m->pid);
+		return EPERM;
+	}
+	if (cred->uid != c->uid) {
+		snprintf(why, len, "uid %u is not the job's user (uid %u)", cred->uid, c->uid);
+		return EACCES;
+	}
+	if (m->job_id[0] && strcmp(m->job_id, c->job_id) != 0) {
+		snprintf(why, len, "job %s is not this agent's job %s", m->job_id, c->job_id);
+		return ESRCH;
+	}
+	return 0;
+}
+
+static void serve_client(struct dc_control *c, int fd)
+{
+	char buf[sizeof(struct dc_ctl_msg) + 64], why[256];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct dc_ctl_msg m;
+	ssize_t n;
+	int status;
+
+	if (poll(&p, 1, CLIENT_WAIT_MS) <= 0)
+		return;
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen))
+		return;
+	if (dc_ctl_parse(buf, (size_t)n, &m, why, sizeof(why))) {
+		c->refused++;
+		reply(fd, EINVAL, "refused: %s", why);
+		return;
+	}
+	status = check_sender(c, &m, &cred, why, sizeof(why));
+	if (!status && (status = c->fn(c->ctx, &m)))
+		snprintf(why, sizeof(why), "%s", strerror(status));
+	if (status) {
+		c->refused++;
+		fprintf(stderr, "dc-agent: refused a registration from pid %d: %s\n", cred.pid, why);
+		reply(fd, status, "refused: %s", why);
+		return;
+	}
+	reply(fd, 0, "ok");
+}
+
+void dc_control_serve(struct dc_control *c)
+{
+	for (;;) {
+		int fd = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return; /* EAGAIN: none waiting */
+		serve_client(c, fd);
+		close(fd);
+	}
+}
+
+void dc_control_close(struct dc_control *c)
+{
+	if (!c)
+		return;
+	close(c->fd);
+	unlink(c->path);
+	free(c);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The agent's control socket, where MPI ranks say who they are. */
+#ifndef DC_CONTROL_H
+#define DC_CONTROL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "control_proto.h"
+
+struct dc_control;
+
+/* Called for each accepted message; a non-zero return is sent back as the
+ * refusal's errno. */
+typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m);
+
+/* Listens at path, owned by uid:gid, mode 0600; a stale socket is replaced. */
+struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const char *job_id,
+				   dc_control_fn fn, void *ctx, char *err, size_t errlen);
+int dc_control_fd(const struct dc_control *c);
+/* Serves the connections waiting on the socket. */
+void dc_control_serve(struct dc_control *c);
+/* Stops listening and removes the socket. */
+void dc_control_close(struct dc_control *c);
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libdcpmpi.so: preloaded into an MPI job, tells the node's dc-agent which
+ * pid is which rank, with this rank's clock offset to rank 0, and says when
+ * it finalizes. It wraps MPI_Init, MPI_Init_thread and MPI_Finalize (and
+ * the Fortran mpi_init_/mpi_init_thread_/mpi_finalize_) and calls the PMPI
+ * versions. A missing or refusing agent never stops the job: one warning,
+ * and the job runs on untraced.
+ */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "register.h"
+
+#define PINGS 8
+#define TAG 0x4443
+
+static int registered;
+static int my_rank = -1, world_size;
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/*
+ * Each rank's offset to rank 0: a few ping-pongs, keeping the one with the
+ * shortest round trip, whose half is the error bound. On a private
+ * communicator, so the application's messages are never seen.
+ */
+static void clock_offset(MPI_Comm comm, int64_t *offset, uint64_t *error)
+{
+	int64_t best_rtt = INT64_MAX;
+
+	*offset = 0;
+	*error = 0;
+	for (int r = 1; r < world_size; r++) {
+		for (int i = 0; i < PINGS; i++) {
+			int64_t t0, t1, remote;
+
+			if (my_rank == 0) {
+				PMPI_Recv(&t0, 1, MPI_INT64_T, r, TAG, comm, MPI_STATUS_IGNORE);
+				remote = realtime_ns();
+				PMPI_Send(&remote, 1, MPI_INT64_T, r, TAG, comm);
+			} else if (my_rank == r) {
+				t0 = realtime_ns();
+				PMPI_Send(&t0, 1, MPI_INT64_T, 0, TAG, comm);
+				PMPI_Recv(&remote, 1, MPI_INT64_T, 0, TAG, comm, MPI_STATUS_IGNORE);
+				t1 = realtime_ns();
+				if (t1 - t0 < best_rtt) {
+					best_rtt = t1 - t0;
+					*offset = remote - (t0 + t1) / 2;
+					*error = (uint64_t)(t1 - t0) / 2;
+				}
+			}
+		}
+	}
+}
+
+static void warn_once(const char *what, const char *why)
+{
+	static int warned;
+
+	if (warned++)
+		return;
+	fprintf(stderr, "libdcpmpi: warning: rank %d: %s: %s; this job runs on untraced\n", my_rank, what, why);
+}
+
+static void say(int type, int64_t offset, uint64_t error)
+{
+	struct dc_ctl_msg m;
+	char path[108], why[256];
+
+	dc_register_fill(&m, type, my_rank, world_size);
+	m.clock_offset_ns = offset;
+	m.clock_error_ns = error;
+	if (dc_ctl_socket_path(m.job_id, path, sizeof(path))) {
+		warn_once("no DataCrumbs agent socket known", "set DC_AGENT_SOCKET or DC_JOB_ID");
+		return;
+	}
+	if (dc_register_send(path, &m, why, sizeof(why))) {
+		warn_once("the DataCrumbs agent did not register this rank", why);
+		return;
+	}
+	registered = type == DC_CTL_REGISTER;
+}
+
+static void after_init(void)
+{
+	MPI_Comm comm;
+	int64_t offset;
+	uint64_t error;
+	int up = 0;
+
+	if (MPI_Initialized(&up) != MPI_SUCCESS || !up)
+		return;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+		return;
+	clock_offset(comm, &offset, &error);
+	PMPI_Comm_free(&comm);
+	say(DC_CTL_REGISTER, offset, error);
+}
+
+static void before_finalize(void)
+{
+	if (registered)
+		say(DC_CTL_FINALIZE, 0, 0);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+
+	if (rc == MPI_SUCCESS)
+		after_init();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (rc == MPI_SUCCESS)
+		after_init();
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	before_finalize();
+	return PMPI_Finalize();
+}
+
+/* Fortran: the library's own pmpi_ entry points do the Fortran-side work. */
+typedef void (*f_init)(MPI_Fint *);
+typedef void (*f_init_thread)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+void mpi_init_(MPI_Fint *ierr)
+{
+	f_init real = (f_init)dlsym(RTLD_NEXT, "pmpi_init_");
+
+	if (!real) {
+		*ierr = MPI_Init(NULL, NULL);
+		return;
+	}
+	real(ierr);
+	if (*ierr == MPI_SUCCESS)
+		after_init();
+}
+
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+	f_init_thread real = (f_init_thread)dlsym(RTLD_NEXT, "pmpi_init_thread_");
+
+	if (!real) {
+		int p;
+
+		*ierr = MPI_Init_thread(NULL, NULL, *required, &p);
+		*provided = p;
+		return;
+	}
+	real(required, provided, ierr);
+	if (*ierr == MPI_SUCCESS)
+		after_init();
+}
+
+void mpi_finalize_(MPI_Fint *ierr)
+{
+	f_init real = (f_init)dlsym(RTLD_NEXT, "pmpi_finalize_");
+
+	before_finalize();
+	if (real)
+		real(ierr);
+	else
+		*ierr = PMPI_Finalize();
+}

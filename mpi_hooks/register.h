@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The client side of the control socket: one message, one reply. */
+#ifndef DC_REGISTER_H
+#define DC_REGISTER_H
+
+#include <stddef.h>
+
+#include "control_proto.h"
+
+/* Sends m to the agent at path and waits (up to 2 s) for its reply. 0 when
+ * accepted; else -1 with why (connection refused, refused by the agent...). */
+int dc_register_send(const char *path, const struct dc_ctl_msg *m, char *why, size_t len);
+/* A message of the given type for this process, job and host filled in. */
+void dc_register_fill(struct dc_ctl_msg *m, int type, int rank, int world_size);
+
+#endif

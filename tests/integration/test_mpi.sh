@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# mpirun -np 4 under dc-agent with libdcpmpi.so preloaded: every rank named,
+# exact calls and bytes per rank and per level, levels nested, the merged
+# timeline ordered by rank.
+. "$(dirname "$0")/lib.sh"
+: "${DC_PMPI:?set by ctest}"
+
+mpi() { # job probes workload args...
+	local job=$1 probes=$2
+	shift 2
+	trace "$job" -p "$probes" -- mpirun --allow-run-as-root --oversubscribe -np 4 \
+		-x LD_PRELOAD="$DC_PMPI" "$@"
+}
+pid_of_rank() { awk -v r="$1" '$1 == "rank" && $4 == "rank=" r && $6 == "kind=register" { sub("pid=", "", $3); print $3 }' "$DUMP"; }
+
+# --- POSIX I/O per rank ---
+mkdir -p "$TMP/posix"
+mpi mpiposix posix,syscalls "$DC_WORKLOADS/mpi_posix" "$TMP/posix"
+assert_eq "$(grep -c '^rank .* world=4 kind=register' "$DUMP")" "4" "ranks registered, world size 4"
+assert_eq "$(grep -c '^rank .* kind=finalize' "$DUMP")" "4" "ranks finalized"
+assert_eq "$(for r in 0 1 2 3; do pid_of_rank $r; done | sort -u | wc -l | tr -d ' ')" "4" "four distinct pids"
+for r in 0 1 2 3; do
+	n=$((10 * (r + 1)))
+	assert_eq "$(calls posix write "^$TMP/posix/rank_$r\\.dat\$" "$(pid_of_rank $r)")" "$n $((n * 1000)) $((n * 1000))" "rank $r libc writes"
+	assert_eq "$(calls syscall write "^$TMP/posix/rank_$r\\.dat\$" "$(pid_of_rank $r)")" "$n $((n * 1000)) $((n * 1000))" "rank $r write system calls"
+done
+
+cd "$TMP"
+"$DC_MERGE" mpiposix -i "$TMP/out/mpiposix" -q
+python3 "$DC_TOOLS/trace_summary.py" mpiposix.json --processes | head -4 >ranks.txt
+assert_eq "$(tr '\n' ' ' <ranks.txt)" "rank 0 rank 1 rank 2 rank 3 " "merged timeline: ranks first, in order"
+assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" mpiposix.json --path 'rank_[0-9][.]dat$' | grep '^posix write ')" \
+	"posix write 100 100000 100000" "merged libc writes of the four ranks"
+"$DC_MERGE" mpiposix -i "$TMP/out/mpiposix" -r 1,3 -o odd.json -q
+assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" odd.json --path 'rank_[0-9][.]dat$' | grep '^posix write ')" \
+	"posix write 60 60000 60000" "--ranks 1,3 keeps ranks 1 and 3 only"
+python3 "$DC_TOOLS/trace_summary.py" odd.json --processes >/dev/null
+
+# --- MPI-IO collective write ---
+mkdir -p "$TMP/mpiio"
+mpi mpiio posix,syscalls,mpiio "$DC_WORKLOADS/mpi_io" "$TMP/mpiio" 1024
+assert_eq "$(calls mpiio MPI_File_open "^$TMP/mpiio/shared\\.dat\$")" "4 0 0" "MPI_File_open, one per rank"
+assert_eq "$(calls mpiio MPI_File_write_at_all '')" "4 16384 16384" "MPI_File_write_at_all: 1024 MPI_INTs per rank"
+for r in 0 1 2 3; do
+	off=$(grep "level=mpiio func=MPI_File_write_at_all " "$DUMP" | grep " pid=$(pid_of_rank $r) " | grep -o 'offset=[0-9]*')
+	assert_eq "$off" "offset=$((r * 4096))" "rank $r writes at its own offset"
+done
+assert_eq "$(calls mpiio MPI_File_close '')" "4 0 0" "MPI_File_close"
+
+# --- serial HDF5 per rank: HDF5 > libc > system call ---
+mkdir -p "$TMP/h5"
+mpi mpihdf5 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5" 4096
+assert_eq "$(calls hdf5 H5Fcreate "^$TMP/h5/rank_[0-3]\\.h5\$")" "4 0 0" "H5Fcreate per rank"
+assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 0" "H5Dwrite per rank (dataset name carried)"
+assert_eq "$(calls posix pwrite "^$TMP/h5/rank_[0-3]\\.h5\$" | cut -d' ' -f1)" "$(calls syscall pwrite64 "^$TMP/h5/rank_[0-3]\\.h5\$" | cut -d' ' -f1)" "every libc pwrite has its pwrite64"
+# The 4096 doubles of each rank: a 32768-byte pwrite inside an HDF5 call,
+# with its pwrite64 inside it, on the same thread.
+nested=$(grep -E "^event " "$DUMP" | awk '
+	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
+	  print kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+	$4 == "hdf5" { h_end[$3] = $2; next }
+	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= h_end[$3]) { p_end[$3] = $2; inside++ } next }
+	$4 == "syscall" && $5 == "pwrite64" && $6 == 32768 { if ($2 <= p_end[$3]) sys++ }
+	END { print inside + 0, sys + 0 }')
+assert_eq "$nested" "4 4" "data writes nested HDF5 > pwrite > pwrite64 (per rank)"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The control socket: a process registers only itself, only as the job's
+# user; a job with no agent still runs.
+. "$(dirname "$0")/lib.sh"
+: "${DC_PMPI:?set by ctest}" "${DC_REGISTER:?set by ctest}"
+
+start_agent() { # job args...
+	local job=$1
+	shift
+	rm -f "$TMP/ready"
+	"$DC_AGENT" -o "$TMP/out" -j "$job" --socket "$TMP/$job.sock" --ready-file "$TMP/ready" "$@" 2>"$TMP/$job.err" &
+	AGENT=$!
+	for _ in $(seq 100); do [ -e "$TMP/ready" ] && return; sleep 0.1; done
+	cat "$TMP/$job.err"
+	fail "agent did not start"
+}
+stop_agent() { kill -TERM "$AGENT"; wait "$AGENT"; }
+
+start_agent sec -p posix
+assert_eq "$(stat -c '%a %U' "$TMP/sec.sock")" "600 root" "socket private to the job's user"
+out=$("$DC_REGISTER" "$TMP/sec.sock" 1 0 4 || true)
+echo "$out" | grep -qE "^refused: refused: pid [0-9]+ may register only itself, not pid 1$" || fail "claiming another pid: $out"
+echo "ok: a process claiming another pid is refused"
+if id nobody >/dev/null 2>&1; then
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups "$DC_REGISTER" "$TMP/sec.sock" 0 0 4 || true)
+	echo "$out" | grep -q "refused: cannot connect to $TMP/sec.sock: Permission denied" || fail "another uid: $out"
+	echo "ok: another uid cannot even connect"
+fi
+out=$("$DC_REGISTER" "$TMP/sec.sock" 0 0 4)
+assert_eq "$out" "accepted" "a process registering itself"
+stop_agent
+assert_contains "$TMP/sec.err" "refused a registration from pid" "agent logs the refusal"
+NODEFILE=$(ls "$TMP/out/sec"/*.dcnode)
+"$DC_DUMP" "$NODEFILE" >"$TMP/sec.dump"
+assert_eq "$(grep -c '^rank ' "$TMP/sec.dump")" "1" "only the accepted registration is recorded"
+
+# An agent serving another uid refuses root's processes.
+start_agent other --uid 65534 -p posix
+out=$("$DC_REGISTER" "$TMP/other.sock" 0 0 4 || true)
+echo "$out" | grep -q "uid 0 is not the job's user (uid 65534)" || fail "wrong uid: $out"
+echo "ok: a process of another uid is refused"
+stop_agent
+
+# No agent at all: the MPI job completes, with one warning per rank.
+mkdir -p "$TMP/noagent"
+DC_AGENT_SOCKET="$TMP/none.sock" mpirun --allow-run-as-root --oversubscribe -np 2 -x DC_AGENT_SOCKET \
+	-x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_posix" "$TMP/noagent" 2>"$TMP/noagent.err" ||
+	{ cat "$TMP/noagent.err"; fail "MPI job failed without an agent"; }
+assert_eq "$(stat -c %s "$TMP/noagent/rank_1.dat")" "20000" "the job did its I/O"
+assert_eq "$(grep -c 'libdcpmpi: warning: rank [01]: .*this job runs on untraced' "$TMP/noagent.err")" "2" "one warning per rank"

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The control socket's wire protocol, and an agent-side socket under abuse. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "control.h"
+#include "register.h"
+
+static struct dc_ctl_msg valid(void)
+{
+	struct dc_ctl_msg m;
+
+	dc_register_fill(&m, DC_CTL_REGISTER, 2, 4);
+	snprintf(m.job_id, sizeof(m.job_id), "job9");
+	return m;
+}
+
+static void expect_refused(const struct dc_ctl_msg *m, size_t len, const char *why_part)
+{
+	struct dc_ctl_msg out;
+	char why[128] = "";
+
+	assert_int_equal(dc_ctl_parse(m, len, &out, why, sizeof(why)), -1);
+	if (!strstr(why, why_part))
+		fail_msg("got '%s', expected '%s'", why, why_part);
+}
+
+static void test_parse(void **state)
+{
+	struct dc_ctl_msg m = valid(), out, bad;
+	char why[128], big[sizeof(m) + 16] = { 0 };
+
+	assert_int_equal(dc_ctl_parse(&m, sizeof(m), &out, why, sizeof(why)), 0);
+	assert_int_equal(out.rank, 2);
+	assert_int_equal(out.pid, getpid());
+	expect_refused(&m, sizeof(m) - 1, "too short");
+	expect_refused(&m, 0, "too short");
+	memcpy(big, &m, sizeof(m));
+	expect_refused((const struct dc_ctl_msg *)big, sizeof(big), "too long");
+	bad = m, bad.magic = 0x12345678;
+	expect_refused(&bad, sizeof(bad), "bad magic");
+	bad = m, bad.version = 9;
+	expect_refused(&bad, sizeof(bad), "version");
+	bad = m, bad.type = 77;
+	expect_refused(&bad, sizeof(bad), "unknown message type");
+	bad = m, bad.rank = 4;
+	expect_refused(&bad, sizeof(bad), "out of range");
+	bad = m, bad.rank = -1;
+	expect_refused(&bad, sizeof(bad), "out of range");
+	bad = m, bad.world_size = 0;
+	expect_refused(&bad, sizeof(bad), "out of range");
+	bad = m, memset(bad.hostname, 'x', sizeof(bad.hostname));
+	expect_refused(&bad, sizeof(bad), "unterminated");
+	bad = m, memset(bad.job_id, 'x', sizeof(bad.job_id));
+	expect_refused(&bad, sizeof(bad), "unterminated");
+}
+
+static void test_socket_path(void **state)
+{
+	char p[108];
+
+	unsetenv("DC_AGENT_SOCKET");
+	assert_int_equal(dc_ctl_socket_path("1234", p, sizeof(p)), 0);
+	assert_string_equal(p, "/run/datacrumbs/1234.sock");
+	assert_int_equal(dc_ctl_socket_path("", p, sizeof(p)), -1);
+	assert_int_equal(dc_ctl_socket_path("../x", p, sizeof(p)), -1);
+	setenv("DC_AGENT_SOCKET", "/tmp/x.sock", 1);
+	assert_int_equal(dc_ctl_socket_path("", p, sizeof(p)), 0);
+	assert_string_equal(p, "/tmp/x.sock");
+	unsetenv("DC_AGENT_SOCKET");
+}
+
+/* ---- a live socket ---- */
+
+static char sock[] = "/tmp/dc-ctl-test.XXXXXX";
+static int calls, last_rank;
+
+static int on_msg(void *ctx, const struct dc_ctl_msg *m)
+{
+	calls++;
+	last_rank = m->rank;
+	return 0;
+}
+
+/* The client runs in a child (which puts its own pid in a message when
+ * own_pid is set); the parent serves the connection. */
+static int exchange(struct dc_control *c, const void *msg, size_t len, int own_pid, char *answer, size_t alen)
+{
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		struct dc_ctl_reply r = { 0 };
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+		struct dc_ctl_msg copy;
+
+		if (own_pid && len == sizeof(copy)) {
+			memcpy(&copy, msg, sizeof(copy));
+			copy.pid = getpid();
+			msg = &copy;
+		}
+		snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || send(fd, msg, len, 0) < 0 ||
+		    recv(fd, &r, sizeof(r), 0) != sizeof(r))
+			_exit(2);
+		r.message[sizeof(r.message) - 1] = 0;
+		if (write(pipefd[1], r.message, strlen(r.message) + 1) < 0)
+			_exit(3);
+		_exit(r.status ? 1 : 0);
+	}
+	close(pipefd[1]);
+	usleep(20000);
+	dc_control_serve(c);
+	n = read(pipefd[0], answer, alen - 1);
+	answer[n > 0 ? n : 0] = 0;
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return WEXITSTATUS(status);
+}
+
+static void test_live_socket(void **state)
+{
+	struct dc_control *c;
+	struct dc_ctl_msg m;
+	char err[256], answer[256], junk[4096];
+
+	assert_non_null(mkdtemp(sock));
+	strcat(sock, "/a.sock");
+	c = dc_control_open(sock, getuid(), getgid(), "job9", on_msg, NULL, err, sizeof(err));
+	assert_non_null(c);
+
+	/* A child registering itself: its own pid, filled in the child. */
+	m = valid();
+	m.pid = 0; /* wrong on purpose: a process may register only itself */
+	assert_int_equal(exchange(c, &m, sizeof(m), 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "may register only itself"));
+	assert_int_equal(calls, 0);
+
+	memset(junk, 0xab, sizeof(junk));
+	assert_int_equal(exchange(c, junk, 10, 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "too short"));
+	assert_int_equal(exchange(c, junk, sizeof(junk), 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "too long"));
+	assert_int_equal(exchange(c, junk, sizeof(m), 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "bad magic"));
+	m = valid();
+	snprintf(m.job_id, sizeof(m.job_id), "another-job");
+	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "is not this agent's job job9"));
+	assert_int_equal(calls, 0);
+
+	/* The agent still serves a good client after all that. */
+	m = valid();
+	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 0);
+	assert_string_equal(answer, "ok");
+	assert_int_equal(calls, 1);
+	assert_int_equal(last_rank, 2);
+	dc_control_close(c);
+	unlink(sock);
+	*strrchr(sock, '/') = 0;
+	rmdir(sock);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_socket_path),
+		cmocka_unit_test(test_live_socket),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

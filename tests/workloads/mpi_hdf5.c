@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* mpi_hdf5 DIR N: every rank writes a dataset "data" of N doubles to its own
+ * serial HDF5 file DIR/rank_R.h5. */
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	int rank, n = argc > 2 ? atoi(argv[2]) : 4096;
+	hsize_t dims;
+	double *buf;
+	hid_t f, s, d;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	buf = malloc(n * sizeof(double));
+	for (int i = 0; i < n; i++)
+		buf[i] = rank + i;
+	dims = n;
+	snprintf(path, sizeof(path), "%s/rank_%d.h5", argc > 1 ? argv[1] : ".", rank);
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	s = H5Screate_simple(1, &dims, NULL);
+	d = H5Dcreate2(f, "data", H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (f < 0 || d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ||
+	    H5Dclose(d) < 0 || H5Sclose(s) < 0 || H5Fclose(f) < 0)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	free(buf);
+	MPI_Finalize();
+	return 0;
+}
