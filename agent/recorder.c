@@ -24,6 +24,7 @@ struct dc_recorder {
 	struct dc_hashtab *files;   /* (pid key, fd or handle) -> path string id */
 	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
 	struct dc_hashtab *exits;   /* (pid, 0) -> wait status */
+	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
 	size_t npending;
 	unsigned long long calls;
@@ -39,7 +40,8 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w)
 	r->files = dc_hashtab_new(4096);
 	r->parents = dc_hashtab_new(256);
 	r->exits = dc_hashtab_new(256);
-	if (!r->files || !r->parents || !r->exits) {
+	r->ranks = dc_hashtab_new(64);
+	if (!r->files || !r->parents || !r->exits || !r->ranks) {
 		dc_recorder_free(r);
 		return NULL;
 	}
@@ -53,6 +55,7 @@ void dc_recorder_free(struct dc_recorder *r)
 	dc_hashtab_free(r->files);
 	dc_hashtab_free(r->parents);
 	dc_hashtab_free(r->exits);
+	dc_hashtab_free(r->ranks);
 	free(r);
 }
 
@@ -109,8 +112,32 @@ static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, siz
 	return dc_writer_event(r->w, &m.ev);
 }
 
+/* Rank, world size and finalized flag packed in one table value. */
+#define RANK_VALUE(rank, world, fin) ((uint64_t)(uint32_t)(rank) | (uint64_t)(world) << 32 | (uint64_t)(fin) << 63)
+
+static int write_rank(struct dc_recorder *r, __u32 pid, int rank, int world, __u32 kind, __s64 offset,
+		      __u64 error, __u64 ts)
+{
+	struct dc_rank rec = { ts, pid, rank, world, kind, offset, error };
+
+	return dc_writer_rank(r->w, &rec);
+}
+
+/* A rank that ends without MPI_Finalize is marked so in the node file. */
+static void note_rank_exit(struct dc_recorder *r, const struct dc_proc *p)
+{
+	uint64_t v;
+
+	if (!dc_hashtab_get(r->ranks, p->pid, 0, &v))
+		return;
+	if (!(v >> 63))
+		write_rank(r, p->pid, (int32_t)(uint32_t)v, (v >> 32) & 0x7fffffff, DC_RANK_NO_FINALIZE, 0, 0, p->ts);
+	dc_hashtab_del(r->ranks, p->pid, 0);
+}
+
 static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 {
+	note_rank_exit(r, p);
 	dc_hashtab_put(r->exits, p->pid, 0, (uint32_t)p->exit_code);
 	dc_hashtab_del_k1(r->files, FD_KEY(p->pid));
 	dc_hashtab_del_k1(r->files, HANDLE_KEY(p->pid));
@@ -217,17 +244,11 @@ int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts)
 
 int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts)
 {
-	struct dc_rank rec = {
-		.ts = ts,
-		.pid = m->pid,
-		.rank = m->rank,
-		.world_size = m->world_size,
-		.kind = m->type == DC_CTL_REGISTER ? DC_RANK_REGISTER : DC_RANK_FINALIZE,
-		.clock_offset_ns = m->clock_offset_ns,
-		.clock_error_ns = m->clock_error_ns,
-	};
+	bool fin = m->type == DC_CTL_FINALIZE;
 
-	return dc_writer_rank(r->w, &rec);
+	dc_hashtab_put(r->ranks, m->pid, 0, RANK_VALUE(m->rank, m->world_size, fin));
+	return write_rank(r, m->pid, m->rank, m->world_size, fin ? DC_RANK_FINALIZE : DC_RANK_REGISTER,
+			  m->clock_offset_ns, m->clock_error_ns, ts);
 }
 
 bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status)

@@ -127,7 +127,10 @@ static void print_chunk(const struct dc_reader *r, struct funcs *f, const struct
 
 			printf("rank ts=%llu pid=%u rank=%d world=%d kind=%s clock_offset_ns=%lld clock_error_ns=%llu\n",
 			       (unsigned long long)k->ts, k->pid, k->rank, k->world_size,
-			       k->kind == DC_RANK_FINALIZE ? "finalize" : "register", (long long)k->clock_offset_ns,
+			       k->kind == DC_RANK_FINALIZE      ? "finalize"
+			       : k->kind == DC_RANK_NO_FINALIZE ? "ended_without_finalize"
+								: "register",
+			       (long long)k->clock_offset_ns,
 			       (unsigned long long)k->clock_error_ns);
 		} else if (h->type == DC_CHUNK_STATS) {
 			const struct dc_cpu_stats *s = (const struct dc_cpu_stats *)c->data + i;

@@ -118,6 +118,8 @@ static int take_ranks(struct dc_node *n, const struct dc_rank *recs, __u32 count
 			p->finalized = true;
 			continue;
 		}
+		if (r->kind == DC_RANK_NO_FINALIZE)
+			continue; /* also seen from the exit record; nothing to align */
 		if (r->clock_error_ns < n->mpi_error_ns || (r->rank == 0 && r->clock_error_ns == 0)) {
 			n->mpi_error_ns = r->clock_error_ns;
 			n->mpi_offset_ns = r->clock_offset_ns;

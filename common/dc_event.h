@@ -93,6 +93,7 @@ struct dc_proc {
 enum dc_rank_kind {
 	DC_RANK_REGISTER = 1, /* after MPI_Init */
 	DC_RANK_FINALIZE,     /* in MPI_Finalize */
+	DC_RANK_NO_FINALIZE,  /* the process ended without calling MPI_Finalize */
 };
 
 struct dc_rank {

@@ -94,12 +94,14 @@ static void say(int type, int64_t offset, uint64_t error)
 
 static void after_init(void)
 {
+	static int done;
 	MPI_Comm comm;
 	int64_t offset;
 	uint64_t error;
 	int up = 0;
 
-	if (MPI_Initialized(&up) != MPI_SUCCESS || !up)
+	/* Once, even if a Fortran init reaches the C one too. */
+	if (done++ || MPI_Initialized(&up) != MPI_SUCCESS || !up)
 		return;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);

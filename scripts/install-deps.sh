@@ -8,7 +8,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	build-essential cmake pkg-config clang llvm bpftool \
+	build-essential gfortran cmake pkg-config clang llvm bpftool \
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libhwloc-dev libcmocka-dev \
 	openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools \
 	python3 util-linux procps >/dev/null

@@ -63,3 +63,24 @@ nested=$(grep -E "^event " "$DUMP" | awk '
 	$4 == "syscall" && $5 == "pwrite64" && $6 == 32768 { if ($2 <= p_end[$3]) sys++ }
 	END { print inside + 0, sys + 0 }')
 assert_eq "$nested" "4 4" "data writes nested HDF5 > pwrite > pwrite64 (per rank)"
+
+# --- a rank that crashes: its I/O before the crash is kept, its end marked ---
+mkdir -p "$TMP/crash"
+rc=0
+mpi mpicrash posix "$DC_WORKLOADS/mpi_crash" "$TMP/crash" || rc=$?
+[ "$rc" -ne 0 ] || fail "mpirun should report the crashed rank"
+NODEFILE=$(ls "$TMP/out/mpicrash"/*.dcnode)
+"$DC_DUMP" "$NODEFILE" >"$TMP/mpicrash.dump"
+DUMP="$TMP/mpicrash.dump"
+crashed=$(pid_of_rank 1)
+assert_eq "$(calls posix write "^$TMP/crash/rank_1\\.dat\$" "$crashed")" "1 17 17" "the crashed rank's write before the crash"
+assert_eq "$(awk -v p="pid=$crashed" '$1 == "process" && $3 == "kind=exit" && $4 == p { print $6 }' "$DUMP")" "signal=6" "the crashed rank ended by SIGABRT"
+assert_eq "$(grep -c "^rank .* pid=$crashed rank=1 .*kind=ended_without_finalize" "$DUMP")" "1" "marked as ended without MPI_Finalize"
+"$DC_MERGE" mpicrash -i "$TMP/out/mpicrash" -o crash.json -q
+grep -q '"labels":"[^"]*rank 1 of 4, killed by signal 6, ended without MPI_Finalize"' crash.json || fail "crashed rank's label"
+echo "ok: merged timeline labels the crashed rank"
+
+# --- Fortran ranks ---
+trace mpifortran -p posix -- mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_fortran"
+assert_eq "$(grep -c '^rank .* world=2 kind=register' "$DUMP")" "2" "Fortran ranks registered"
+assert_eq "$(grep -c '^rank .* world=2 kind=finalize' "$DUMP")" "2" "Fortran ranks finalized"
