@@ -32,7 +32,8 @@ stop_agent
 assert_contains "$TMP/sec.err" "refused a registration from pid" "agent logs the refusal"
 NODEFILE=$(ls "$TMP/out/sec"/*.dcnode)
 "$DC_DUMP" "$NODEFILE" >"$TMP/sec.dump"
-assert_eq "$(grep -c '^rank ' "$TMP/sec.dump")" "1" "only the accepted registration is recorded"
+assert_eq "$(grep -c '^rank .* kind=register' "$TMP/sec.dump")" "1" "only the accepted registration is recorded"
+assert_eq "$(grep -c '^rank .* kind=ended_without_finalize' "$TMP/sec.dump")" "1" "the client exited without MPI_Finalize"
 
 # An agent serving another uid refuses root's processes.
 start_agent other --uid 65534 -p posix
