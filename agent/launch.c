@@ -11,12 +11,16 @@
 
 static void run_child(char **argv, int gate, int report)
 {
+	sigset_t none;
 	char go;
 	int e;
 
-	/* The agent handles SIGINT/SIGTERM; the command gets the defaults back. */
+	/* The agent handles (or ignores) these; the command gets the defaults. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (read(gate, &go, 1) != 1)
 		_exit(127); /* the agent gave up before releasing us */
 	close(gate);

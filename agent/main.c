@@ -97,6 +97,21 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* A blocked signal mask survives exec: srun runs its prolog with SIGTERM
+ * blocked, and an agent started from there must still hear the epilog. */
+static void handle_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 /* ---- setup ---- */
 
 static int load_probe_sets(struct agent *a)
@@ -156,6 +171,10 @@ static int load_bpf(struct agent *a)
 	for (int i = 0; i < a->nsets; i++)
 		if (a->sets[i].dtype_size_offset)
 			cfg.dtype_size_offset = a->sets[i].dtype_size_offset;
+	if (a->opt.match_env) {
+		cfg.env_match_len = strlen(a->opt.match_env);
+		memcpy(cfg.env_match, a->opt.match_env, cfg.env_match_len);
+	}
 
 	a->skel = datacrumbs_bpf__open();
 	if (!a->skel) {
@@ -699,9 +718,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	libbpf_set_print(a.opt.verbose > 1 ? libbpf_print : quiet_print);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	handle_signals();
 
 	if (setup(&a, argv) || start_targets(&a)) {
 		cleanup(&a);

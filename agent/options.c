@@ -39,6 +39,9 @@ static const char usage[] =
 "      --ready-file FILE create FILE once every probe is attached\n"
 "      --socket PATH     control socket for MPI ranks (default: $DC_AGENT_SOCKET,\n"
 "                        else /run/datacrumbs/JOB_ID.sock)\n"
+"      --match-env NAME=VALUE\n"
+"                        also trace every program started with NAME=VALUE in its\n"
+"                        environment, and its children (Slurm: SLURM_JOB_ID=ID)\n"
 "  -v, --verbose         say what is attached and show libbpf's messages\n"
 "  -h, --help            show this help\n"
 "  -V, --version         show the version\n"
@@ -147,6 +150,13 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 		return set_str(&o->ready_file, arg);
 	case 'S':
 		return set_str(&o->socket_path, arg);
+	case 'E':
+		if (!strchr(arg, '=') || arg[0] == '=' || strlen(arg) >= DC_ENV_MATCH_MAX) {
+			fprintf(stderr, "dc-agent: --match-env: expected NAME=VALUE, under %d characters\n",
+				DC_ENV_MATCH_MAX);
+			return -1;
+		}
+		return set_str(&o->match_env, arg);
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -178,6 +188,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "config", required_argument, 0, 'c' },   { "pid", required_argument, 0, 'x' },
 		{ "uid", required_argument, 0, 'u' },      { "ringbuf-mb", required_argument, 0, 'r' },
 		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
+		{ "match-env", required_argument, 0, 'E' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },
@@ -217,4 +228,5 @@ void dc_options_free(struct dc_options *o)
 	free(o->config_file);
 	free(o->ready_file);
 	free(o->socket_path);
+	free(o->match_env);
 }

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "dc_event.h"
 
 #define DC_MAX_PIDS 256
 
@@ -13,6 +14,7 @@ struct dc_options {
 	char *config_file;
 	char *ready_file;
 	char *socket_path;
+	char *match_env;
 	pid_t pids[DC_MAX_PIDS];
 	int npids;
 	int verbose;

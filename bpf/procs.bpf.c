@@ -49,13 +49,96 @@ int dc_fork(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+#define ENV_STR_MAX 4096
+#define ENV_MAX_VARS 256
+
+struct env_buf {
+	char s[ENV_STR_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct env_buf);
+} env_scratch SEC(".maps");
+
+static __always_inline int same_var(const char *s, const struct dc_config *cfg)
+{
+	for (int i = 0; i < DC_ENV_MATCH_MAX; i++) {
+		if (i == cfg->env_match_len)
+			return s[i] == 0; /* the whole value, not a prefix of it */
+		if (s[i] != cfg->env_match[i])
+			return 0;
+	}
+	return 0;
+}
+
+struct env_walk {
+	unsigned long p, end;
+	struct env_buf *buf;
+	const struct dc_config *cfg;
+	int found;
+};
+
+/* One variable per call; bpf_loop lets the verifier check it once. */
+static long env_step(__u32 i, void *arg)
+{
+	struct env_walk *w = arg;
+	long n;
+
+	if (w->p >= w->end)
+		return 1;
+	n = bpf_probe_read_user_str(w->buf->s, ENV_STR_MAX, (const void *)w->p);
+	/* Unreadable, or longer than we can step over: stop looking. */
+	if (n <= 0 || n >= ENV_STR_MAX)
+		return 1;
+	if (same_var(w->buf->s, w->cfg)) {
+		w->found = 1;
+		return 1;
+	}
+	w->p += n;
+	return 0;
+}
+
+/* Whether the program just exec'd has NAME=VALUE in its environment. */
+static __always_inline int env_matches(const struct dc_config *cfg)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 zero = 0;
+	struct env_walk w = {
+		.p = BPF_CORE_READ(task, mm, env_start),
+		.end = BPF_CORE_READ(task, mm, env_end),
+		.buf = bpf_map_lookup_elem(&env_scratch, &zero),
+		.cfg = cfg,
+	};
+
+	if (!w.buf)
+		return 0;
+	bpf_loop(ENV_MAX_VARS, env_step, &w, 0);
+	return w.found;
+}
+
 SEC("tracepoint/sched/sched_process_exec")
 int dc_exec(void *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
+	struct dc_config *cfg;
+	struct task_struct *task;
 
-	if (dc_is_tracked(tgid))
+	if (dc_is_tracked(tgid)) {
 		send_proc(DC_PROC_EXEC, tgid, 0, 0);
+		return 0;
+	}
+	cfg = dc_settings();
+	if (!cfg || !cfg->env_match_len || !env_matches(cfg))
+		return 0;
+	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
+		dc_count(DC_STAT_MAP_FULL);
+		return 0;
+	}
+	task = (struct task_struct *)bpf_get_current_task();
+	send_proc(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0);
 	return 0;
 }
 

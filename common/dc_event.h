@@ -139,10 +139,16 @@ struct dc_msg_proc {
 /* What dc-agent tells the BPF programs (the one entry of dc_config). */
 enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
+#define DC_ENV_MATCH_MAX 64
+
 struct dc_config {
 	__u32 mode;
 	/* Where an MPI datatype object holds its size in bytes (0: unknown). */
 	__u32 dtype_size_offset;
+	/* A program started with this NAME=VALUE in its environment joins the
+	 * job (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
+	__u32 env_match_len;
+	char env_match[DC_ENV_MATCH_MAX];
 };
 
 /* Keys and values of maps that user space reads too. */
