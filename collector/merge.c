@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "merge.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +118,8 @@ static int activate(struct dc_merge *m, const struct dc_run *run)
 		return -1;
 	st = dc_reader_load(run->node->r, run->offset, &run->hdr, a.buf.data);
 	if (st != DC_READ_OK) {
-		fprintf(stderr, "dc-merge: warning: %s; skipped\n", dc_reader_problem(run->node->r));
+		fprintf(stderr, "%s: warning: %s; skipped\n", program_invocation_short_name,
+			dc_reader_problem(run->node->r));
 		give_buffer(m, a.buf);
 		return 0;
 	}

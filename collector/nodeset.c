@@ -15,7 +15,7 @@ static void warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("dc-merge: warning: ", stderr);
+	fprintf(stderr, "%s: warning: ", program_invocation_short_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-summary: what darshan-parser and the Darshan job summary tell, from a
+ * job's node files: per level and function calls, bytes and time; per rank
+ * totals and the slowest ranks; top files; access-size histograms;
+ * bandwidth; lost events. As text, or as JSON for scripts.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtab.h"
+#include "merge.h"
+#include "nodeset.h"
+
+static const char usage[] =
+"Usage: dc-summary JOB_ID [-i DIR] [--format text|json] [--top N]\n"
+"\n"
+"Summarizes a job's I/O from its node files (default input:\n"
+"$DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID): per level and function\n"
+"calls, bytes and time; per MPI rank totals and the slowest ranks; the top\n"
+"files by bytes and by time; read and write size histograms; bandwidth;\n"
+"lost events. Bytes are bytes moved; time is time inside the calls.\n"
+"\n"
+"  -i, --input DIR       the job's folder of node files\n"
+"  -f, --format FORMAT   text (default) or json\n"
+"  -n, --top N           files and ranks listed (default 10)\n"
+"  -h, --help            show this help\n";
+
+#define NBINS 10
+static const uint64_t bin_limits[NBINS - 1] = { 100, 1024, 10240, 102400, 1048576, 4194304, 10485760,
+						104857600, 1073741824 };
+static const char *const bin_names[NBINS] = { "0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M",
+					      "1M-4M", "4M-10M", "10M-100M", "100M-1G", "1G+" };
+
+struct totals {
+	uint64_t calls, bytes, time_ns, max_ns;
+};
+
+struct fn_row { /* a (level, function) */
+	char *level, *name;
+	int op; /* 0 other, 1 read, 2 write */
+	struct totals t;
+};
+
+struct file_row {
+	char *level, *path;
+	struct totals t;
+};
+
+struct level_row {
+	char *level;
+	struct totals t;
+	uint64_t read_bytes, write_bytes;
+	uint64_t hist[2][NBINS]; /* read, write */
+};
+
+struct rank_row {
+	struct totals t; /* at the base level */
+	bool seen;
+};
+
+struct summary {
+	struct fn_row *fns;
+	size_t nfns;
+	struct file_row *files;
+	size_t nfiles;
+	struct level_row *levels;
+	size_t nlevels;
+	struct rank_row *ranks;
+	int nranks;
+	struct dc_hashtab *fn_ids, *file_ids;
+	char *base_level; /* the level ranks are compared at */
+};
+
+static void add(struct totals *t, uint64_t bytes, uint64_t dur)
+{
+	t->calls++;
+	t->bytes += bytes;
+	t->time_ns += dur;
+	if (dur > t->max_ns)
+		t->max_ns = dur;
+}
+
+static int op_of(const char *name)
+{
+	char low[128];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
+		low[i] = tolower((unsigned char)name[i]);
+	low[i] = 0;
+	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink"))
+		return 1;
+	if (strstr(low, "write"))
+		return 2;
+	return 0;
+}
+
+static struct level_row *level_of(struct summary *s, const char *level)
+{
+	for (size_t i = 0; i < s->nlevels; i++)
+		if (strcmp(s->levels[i].level, level) == 0)
+			return &s->levels[i];
+	struct level_row *v = realloc(s->levels, (s->nlevels + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	s->levels = v;
+	memset(&v[s->nlevels], 0, sizeof(*v));
+	v[s->nlevels].level = strdup(level);
+	return &v[s->nlevels++];
+}
+
+/* Rows found by hash with a check of the strings, added when new. */
+static struct fn_row *fn_of(struct summary *s, const char *level, const char *name)
+{
+	uint64_t h = dc_hash_string(name) * 31 + dc_hash_string(level), probe = 0, id;
+	struct fn_row *v;
+
+	while (dc_hashtab_get(s->fn_ids, h, probe, &id)) {
+		if (!strcmp(s->fns[id].name, name) && !strcmp(s->fns[id].level, level))
+			return &s->fns[id];
+		probe++;
+	}
+	if (!(v = realloc(s->fns, (s->nfns + 1) * sizeof(*v))))
+		return NULL;
+	s->fns = v;
+	v[s->nfns] = (struct fn_row){ strdup(level), strdup(name), op_of(name), { 0 } };
+	dc_hashtab_put(s->fn_ids, h, probe, s->nfns);
+	return &v[s->nfns++];
+}
+
+static struct file_row *file_of(struct summary *s, const char *level, const char *path)
+{
+	uint64_t h = dc_hash_string(path) * 31 + dc_hash_string(level), probe = 0, id;
+	struct file_row *v;
+
+	while (dc_hashtab_get(s->file_ids, h, probe, &id)) {
+		if (!strcmp(s->files[id].path, path) && !strcmp(s->files[id].level, level))
+			return &s->files[id];
+		probe++;
+	}
+	if (!(v = realloc(s->files, (s->nfiles + 1) * sizeof(*v))))
+		return NULL;
+	s->files = v;
+	v[s->nfiles] = (struct file_row){ strdup(level), strdup(path), { 0 } };
+	dc_hashtab_put(s->file_ids, h, probe, s->nfiles);
+	return &v[s->nfiles++];
+}
+
+static int bin_of(uint64_t bytes)
+{
+	int b = 0;
+
+	while (b < NBINS - 1 && bytes >= bin_limits[b])
+		b++;
+	return b;
+}
+
+/* Ranks are compared where all their I/O passes: system calls if traced. */
+static void choose_base_level(struct summary *s, const struct dc_job *job)
+{
+	for (size_t i = 0; i < job->nnodes; i++) {
+		const struct dc_node *n = &job->nodes[i];
+
+		for (size_t k = 0; k < n->nfuncs; k++) {
+			const struct dc_func *f = dc_node_func(n, k);
+			const char *level = f ? dc_reader_string(n->r, f->category) : NULL;
+
+			if (!level)
+				continue;
+			if (!s->base_level || !strcmp(level, "syscall") ||
+			    (!strcmp(level, "posix") && strcmp(s->base_level, "syscall")))
+				s->base_level = (char *)level;
+		}
+	}
+}
+
+static int take_event(struct summary *s, const struct dc_node *n, const struct dc_event *e)
+{
+	const struct dc_func *f = dc_node_func(n, e->func);
+	const char *level = f ? dc_reader_string(n->r, f->category) : "?";
+	const char *name = f ? dc_reader_string(n->r, f->name) : "?";
+	const struct dc_process *p;
+	struct fn_row *fr = fn_of(s, level, name);
+	struct level_row *lr = level_of(s, level);
+
+	if (!fr || !lr)
+		return -1;
+	add(&fr->t, e->bytes, e->dur);
+	add(&lr->t, e->bytes, e->dur);
+	if (fr->op) {
+		lr->hist[fr->op - 1][bin_of(e->bytes)]++;
+		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += e->bytes;
+	}
+	if (e->path) {
+		struct file_row *file = file_of(s, level, dc_reader_string(n->r, e->path));
+
+		if (!file)
+			return -1;
+		add(&file->t, e->bytes, e->dur);
+	}
+	p = dc_node_process(n, e->pid);
+	if (p && p->rank >= 0 && p->rank < s->nranks && s->base_level && !strcmp(level, s->base_level)) {
+		add(&s->ranks[p->rank].t, e->bytes, e->dur);
+		s->ranks[p->rank].seen = true;
+	}
+	return 0;
+}
+
+static int collect(struct summary *s, struct dc_job *job)
+{
+	struct dc_merge *m = dc_merge_new(job);
+	struct dc_merge_item it;
+	int k, rc = 0;
+
+	for (size_t i = 0; i < job->nnodes; i++)
+		for (size_t p = 0; p < job->nodes[i].nprocs; p++)
+			if (job->nodes[i].procs[p].world_size > s->nranks)
+				s->nranks = job->nodes[i].procs[p].world_size;
+	s->ranks = calloc(s->nranks + 1, sizeof(*s->ranks));
+	s->fn_ids = dc_hashtab_new(256);
+	s->file_ids = dc_hashtab_new(1024);
+	if (!m || !s->ranks || !s->fn_ids || !s->file_ids)
+		return -1;
+	choose_base_level(s, job);
+	while (!rc && (k = dc_merge_next(m, &it)) > 0)
+		if (it.type == DC_CHUNK_EVENTS)
+			rc = take_event(s, it.node, it.rec);
+	dc_merge_free(m);
+	return rc || k < 0 ? -1 : 0;
+}
+
+/* ---- output ---- */
+
+static int by_fn(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+	int c = strcmp(x->level, y->level);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct file_row *x = a, *y = b;
+
+	return x->t.bytes < y->t.bytes ? 1 : x->t.bytes > y->t.bytes ? -1 : strcmp(x->path, y->path);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct file_row *x = a, *y = b;
+
+	return x->t.time_ns < y->t.time_ns ? 1 : x->t.time_ns > y->t.time_ns ? -1 : strcmp(x->path, y->path);
+}
+
+static int *slowest_ranks(const struct summary *s, int *n)
+{
+	int *v = malloc((s->nranks + 1) * sizeof(int));
+
+	*n = 0;
+	for (int r = 0; v && r < s->nranks; r++)
+		if (s->ranks[r].seen)
+			v[(*n)++] = r;
+	/* Insertion sort: a few thousand ranks at most. */
+	for (int i = 1; v && i < *n; i++)
+		for (int j = i; j > 0 && s->ranks[v[j]].t.time_ns > s->ranks[v[j - 1]].t.time_ns; j--) {
+			int t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_totals(const struct totals *t)
+{
+	printf("\"calls\":%llu,\"bytes\":%llu,\"time_s\":%.9f,\"max_s\":%.9f", (unsigned long long)t->calls,
+	       (unsigned long long)t->bytes, t->time_ns / 1e9, t->max_ns / 1e9);
+}
+
+static void json_files(const char *key, struct file_row *files, size_t n, int top)
+{
+	printf(",\"%s\":[", key);
+	for (size_t i = 0; i < n && (int)i < top; i++) {
+		printf(i ? ",{\"level\":" : "{\"level\":");
+		json_str(files[i].level);
+		printf(",\"path\":");
+		json_str(files[i].path);
+		putchar(',');
+		json_totals(&files[i].t);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+static void print_json(struct summary *s, const struct dc_job *job, int top)
+{
+	double span = (job->last_ns - job->first_ns) / 1e9;
+	int nslow, *slow = slowest_ranks(s, &nslow);
+
+	printf("{\"job_id\":");
+	json_str(job->id);
+	printf(",\"nodes\":%zu,\"mpi_ranks\":%d,\"events\":%llu,\"lost_events\":%llu,\"span_s\":%.9f", job->nnodes,
+	       job->ranks, job->events, job->lost, span);
+	printf(",\"functions\":[");
+	for (size_t i = 0; i < s->nfns; i++) {
+		printf(i ? ",{\"level\":" : "{\"level\":");
+		json_str(s->fns[i].level);
+		printf(",\"function\":");
+		json_str(s->fns[i].name);
+		putchar(',');
+		json_totals(&s->fns[i].t);
+		putchar('}');
+	}
+	printf("],\"levels\":[");
+	for (size_t i = 0; i < s->nlevels; i++) {
+		const struct level_row *l = &s->levels[i];
+
+		printf(i ? ",{\"level\":" : "{\"level\":");
+		json_str(l->level);
+		putchar(',');
+		json_totals(&l->t);
+		printf(",\"read_bytes\":%llu,\"write_bytes\":%llu,\"bandwidth_mib_s\":%.3f",
+		       (unsigned long long)l->read_bytes, (unsigned long long)l->write_bytes,
+		       span > 0 ? (l->read_bytes + l->write_bytes) / 1048576.0 / span : 0);
+		for (int op = 0; op < 2; op++) {
+			printf(",\"%s_sizes\":{", op ? "write" : "read");
+			for (int b = 0; b < NBINS; b++)
+				printf("%s\"%s\":%llu", b ? "," : "", bin_names[b], (unsigned long long)l->hist[op][b]);
+			putchar('}');
+		}
+		putchar('}');
+	}
+	printf("],\"rank_level\":");
+	json_str(s->base_level ? s->base_level : "");
+	printf(",\"ranks\":[");
+	for (int i = 0; i < nslow && i < top; i++) {
+		printf(i ? ",{\"rank\":%d," : "{\"rank\":%d,", slow[i]);
+		json_totals(&s->ranks[slow[i]].t);
+		putchar('}');
+	}
+	putchar(']');
+	qsort(s->files, s->nfiles, sizeof(*s->files), by_bytes);
+	json_files("top_files_by_bytes", s->files, s->nfiles, top);
+	qsort(s->files, s->nfiles, sizeof(*s->files), by_time);
+	json_files("top_files_by_time", s->files, s->nfiles, top);
+	printf("}\n");
+	free(slow);
+}
+
+static void text_files(const char *title, struct file_row *files, size_t n, int top)
+{
+	printf("\n## %s\n%-8s %10s %14s %10s  %s\n", title, "level", "calls", "bytes", "time_s", "path");
+	for (size_t i = 0; i < n && (int)i < top; i++)
+		printf("%-8s %10llu %14llu %10.6f  %s\n", files[i].level, (unsigned long long)files[i].t.calls,
+		       (unsigned long long)files[i].t.bytes, files[i].t.time_ns / 1e9, files[i].path);
+}
+
+static void print_text(struct summary *s, const struct dc_job *job, int top)
+{
+	double span = (job->last_ns - job->first_ns) / 1e9;
+	int nslow, *slow = slowest_ranks(s, &nslow);
+
+	printf("# DataCrumbs job summary: job %s\n", job->id);
+	printf("# nodes %zu, MPI ranks %d, events %llu, lost events %llu%s, span %.6f s\n", job->nnodes,
+	       job->ranks, job->events, job->lost, job->lost ? " (counts are low by as much)" : "", span);
+	printf("\n## Per level and function\n%-8s %-24s %10s %14s %12s %10s\n", "level", "function", "calls",
+	       "bytes", "time_s", "max_ms");
+	for (size_t i = 0; i < s->nfns; i++)
+		printf("%-8s %-24s %10llu %14llu %12.6f %10.3f\n", s->fns[i].level, s->fns[i].name,
+		       (unsigned long long)s->fns[i].t.calls, (unsigned long long)s->fns[i].t.bytes,
+		       s->fns[i].t.time_ns / 1e9, s->fns[i].t.max_ns / 1e6);
+	printf("\n## Per level\n%-8s %10s %14s %14s %12s %14s\n", "level", "calls", "read_bytes", "write_bytes",
+	       "time_s", "MiB/s (span)");
+	for (size_t i = 0; i < s->nlevels; i++) {
+		const struct level_row *l = &s->levels[i];
+
+		printf("%-8s %10llu %14llu %14llu %12.6f %14.3f\n", l->level, (unsigned long long)l->t.calls,
+		       (unsigned long long)l->read_bytes, (unsigned long long)l->write_bytes, l->t.time_ns / 1e9,
+		       span > 0 ? (l->read_bytes + l->write_bytes) / 1048576.0 / span : 0);
+	}
+	printf("\n## Access sizes (calls by bytes moved)\n%-8s %-5s", "level", "op");
+	for (int b = 0; b < NBINS; b++)
+		printf(" %9s", bin_names[b]);
+	putchar('\n');
+	for (size_t i = 0; i < s->nlevels; i++)
+		for (int op = 0; op < 2; op++) {
+			printf("%-8s %-5s", s->levels[i].level, op ? "write" : "read");
+			for (int b = 0; b < NBINS; b++)
+				printf(" %9llu", (unsigned long long)s->levels[i].hist[op][b]);
+			putchar('\n');
+		}
+	if (nslow) {
+		printf("\n## Slowest ranks (I/O time at the %s level)\n%6s %10s %14s %12s\n", s->base_level, "rank",
+		       "calls", "bytes", "time_s");
+		for (int i = 0; i < nslow && i < top; i++)
+			printf("%6d %10llu %14llu %12.6f\n", slow[i], (unsigned long long)s->ranks[slow[i]].t.calls,
+			       (unsigned long long)s->ranks[slow[i]].t.bytes, s->ranks[slow[i]].t.time_ns / 1e9);
+	}
+	qsort(s->files, s->nfiles, sizeof(*s->files), by_bytes);
+	text_files("Top files by bytes", s->files, s->nfiles, top);
+	qsort(s->files, s->nfiles, sizeof(*s->files), by_time);
+	text_files("Top files by time", s->files, s->nfiles, top);
+	free(slow);
+}
+
+static void free_summary(struct summary *s)
+{
+	for (size_t i = 0; i < s->nfns; i++) {
+		free(s->fns[i].level);
+		free(s->fns[i].name);
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		free(s->files[i].level);
+		free(s->files[i].path);
+	}
+	for (size_t i = 0; i < s->nlevels; i++)
+		free(s->levels[i].level);
+	free(s->fns);
+	free(s->files);
+	free(s->levels);
+	free(s->ranks);
+	dc_hashtab_free(s->fn_ids);
+	dc_hashtab_free(s->file_ids);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, 0, 'i' }, { "format", required_argument, 0, 'f' },
+		{ "top", required_argument, 0, 'n' },	{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *input = NULL, *base = getenv("DC_OUTPUT_DIR");
+	char dir[PATH_MAX], err[PATH_MAX + 256];
+	struct summary s = { 0 };
+	struct dc_job job;
+	int c, json = 0, top = 10, rc;
+
+	while ((c = getopt_long(argc, argv, "i:f:n:h", longopts, NULL)) != -1) {
+		if (c == 'i') {
+			input = optarg;
+		} else if (c == 'f' && (!strcmp(optarg, "json") || !strcmp(optarg, "text"))) {
+			json = !strcmp(optarg, "json");
+		} else if (c == 'n' && atoi(optarg) > 0) {
+			top = atoi(optarg);
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "Try 'dc-summary --help'.\n");
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "dc-summary: give one JOB_ID\nTry 'dc-summary --help'.\n");
+		return 2;
+	}
+	if (input)
+		snprintf(dir, sizeof(dir), "%s", input);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s", base && *base ? base : "datacrumbs", argv[optind]);
+	if (dc_job_open(dir, argv[optind], &job, err, sizeof(err))) {
+		fprintf(stderr, "dc-summary: %s\n", err);
+		return 1;
+	}
+	rc = collect(&s, &job);
+	if (rc) {
+		fprintf(stderr, "dc-summary: out of memory\n");
+	} else {
+		qsort(s.fns, s.nfns, sizeof(*s.fns), by_fn);
+		if (json)
+			print_json(&s, &job, top);
+		else
+			print_text(&s, &job, top);
+	}
+	free_summary(&s);
+	dc_job_close(&job);
+	return rc ? 1 : 0;
+}

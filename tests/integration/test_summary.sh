@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# dc-summary's numbers against the workloads' known calls.
+. "$(dirname "$0")/lib.sh"
+: "${DC_SUMMARY:?set by ctest}" "${DC_PMPI:?set by ctest}"
+
+mkdir -p "$TMP/w"
+trace sum -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP/w' 1000 4096 && '$DC_WORKLOADS/stdio_files' '$TMP/w' 10"
+"$DC_SUMMARY" sum -i "$TMP/out/sum" >"$TMP/sum.txt"
+"$DC_SUMMARY" sum -i "$TMP/out/sum" --format json >"$TMP/sum.json"
+assert_contains "$TMP/sum.txt" "# DataCrumbs job summary: job sum" "text summary"
+
+q() { python3 -c "import json, sys; d = json.load(open('$TMP/sum.json')); print($1)"; }
+fn() { q "[(f['calls'], f['bytes']) for f in d['functions'] if f['level'] == '$1' and f['function'] == '$2'][0]"; }
+# posix_write's 1000 x 4096 and the 10 x 100 that fclose flushes.
+assert_eq "$(fn posix write)" "(1010, 4097000)" "libc write calls and bytes"
+assert_eq "$(fn syscall write)" "(1010, 4097000)" "write system calls and bytes"
+assert_eq "$(fn stdio fwrite)" "(10, 1000)" "fwrite"
+assert_eq "$(fn stdio fread)" "(10, 1000)" "fread"
+assert_eq "$(fn stdio fopen)" "(20, 0)" "fopen"
+assert_eq "$(q "[l['write_sizes']['1K-10K'] for l in d['levels'] if l['level'] == 'posix'][0]")" "1000" "4 KiB writes in the 1K-10K bin"
+assert_eq "$(q "[l['write_sizes']['100-1K'] for l in d['levels'] if l['level'] == 'posix'][0]")" "10" "100-byte writes in the 100-1K bin"
+assert_eq "$(q "[l['write_bytes'] for l in d['levels'] if l['level'] == 'syscall'][0]")" "4097000" "bytes written at the kernel level"
+assert_eq "$(q "(d['top_files_by_bytes'][0]['path'], d['top_files_by_bytes'][0]['bytes'])")" "('$TMP/w/posix_write.dat', 4096000)" "top file by bytes"
+assert_eq "$(q "d['lost_events']")" "0" "lost events"
+
+# Ranks: mpi_posix's rank R writes 10*(R+1) x 1000 bytes; R=3 writes most.
+mkdir -p "$TMP/m"
+trace mpisum -p posix,syscalls -- mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$DC_PMPI" \
+	"$DC_WORKLOADS/mpi_posix" "$TMP/m"
+"$DC_SUMMARY" mpisum -i "$TMP/out/mpisum" --format json --top 100 >"$TMP/sum.json"
+assert_eq "$(q "sorted(r['rank'] for r in d['ranks'])")" "[0, 1, 2, 3]" "ranks listed"
+assert_eq "$(q "d['rank_level']")" "syscall" "ranks compared at the system-call level"
+for r in 0 1 2 3; do
+	assert_eq "$(q "[f['bytes'] for f in d['top_files_by_bytes'] if f['path'] == '$TMP/m/rank_$r.dat' and f['level'] == 'posix'][0]")" \
+		"$((10000 * (r + 1)))" "bytes of rank $r's file"
+done
