@@ -9,11 +9,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/nodefile" "$work/probeset"
+mkdir -p "$work/nodefile" "$work/probeset" "$work/control"
 cp "$here"/corpus/probeset/* "$work/probeset/"
 "$build/bench/gen_nodefiles" "$work/gen" seed 1 6
 cp "$work/gen/seed/"*.dcnode "$work/nodefile/seed.dcnode"
-for f in nodefile probeset; do
+for f in nodefile probeset control; do
 	echo "fuzz_$f: $secs s"
 	"$build/tests/fuzz/fuzz_$f" -max_total_time="$secs" -max_len=65536 -print_final_stats=1 \
 		"$work/$f" 2>"$work/$f.log" || { tail -50 "$work/$f.log"; exit 1; }

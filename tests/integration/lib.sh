@@ -65,6 +65,20 @@ field() {
 	}' "$DUMP"
 }
 
+# Statistics are cumulative: the last chunk's, one line per CPU, count.
 lost_events() {
-	awk '$1 == "stats" { split($3, a, "="); s += a[2] } END { print s + 0 }' "$DUMP"
+	awk '$1 == "node" { for (i = 2; i <= NF; i++) if ($i ~ /^ncpus=/) n = substr($i, 7) }
+	     $1 == "stats" { split($3, a, "="); v[++k] = a[2] }
+	     END { for (i = k - n + 1; i <= k; i++) if (i > 0) s += v[i]; print s + 0 }' "$DUMP"
+}
+
+# A probe set of libc open and write alone (open names the fd's file).
+write_only_set() {
+	printf 'set: writeonly\ncategory: posix\nlibrary: libc.so.6\nfunctions:\n  - {name: open, path: 1, ret: fd}\n  - {name: write, fd: 1, bytes: 3, ret: bytes}\n' >"$TMP/writeonly.yaml"
+	echo "$TMP/writeonly.yaml"
+}
+
+# Entries of one of our BPF maps, by name (one agent running).
+map_entries() {
+	bpftool -j map dump name "$1" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
 }

@@ -48,3 +48,25 @@ if id nobody >/dev/null 2>&1; then
 	expect_fail "CAP_BPF only" "missing capability CAP_PERFMON" \
 		setpriv --inh-caps=-all --bounding-set=-all,+bpf "$DC_AGENT" -o "$TMP/o" -- true
 fi
+
+# The node file belongs to the job's user, private.
+trace owned --uid 65534 -p posix -- true
+assert_eq "$(stat -c '%u %a' "$NODEFILE")" "65534 600" "node file owned by --uid, mode 0600"
+assert_eq "$(stat -c '%u %a' "$TMP/out/owned")" "65534 750" "job folder owned by --uid"
+
+# A symlink planted where the job's folder goes is refused, not followed.
+mkdir -p "$TMP/victim" "$TMP/o2"
+ln -s "$TMP/victim" "$TMP/o2/planted"
+expect_fail "planted symlink" "cannot create output folder $TMP/o2/planted" "$DC_AGENT" -o "$TMP/o2" -j planted -- true
+assert_eq "$(ls "$TMP/victim" | wc -l | tr -d ' ')" "0" "nothing written through the symlink"
+
+# CAP_BPF and CAP_PERFMON are enough: uid 0 with every other capability
+# taken out of the bounding set (no CAP_SYS_ADMIN, no DAC override).
+mkdir -p "$TMP/capdir"
+setpriv --bounding-set=-all,+bpf,+perfmon --inh-caps=-all "$DC_AGENT" -o "$TMP/capout" -j caps -p posix,syscalls -- \
+	"$DC_WORKLOADS/posix_write" "$TMP/capdir" 10 100 2>"$TMP/caps.err" || { cat "$TMP/caps.err"; fail "agent with CAP_BPF+CAP_PERFMON only"; }
+NODEFILE=$(ls "$TMP/capout/caps"/*.dcnode)
+"$DC_DUMP" "$NODEFILE" >"$TMP/caps.dump"
+DUMP=$TMP/caps.dump
+assert_eq "$(calls posix write "^$TMP/capdir/posix_write\\.dat\$")" "10 1000 1000" "traced with CAP_BPF+CAP_PERFMON only"
+assert_eq "$(calls syscall write "^$TMP/capdir/posix_write\\.dat\$")" "10 1000 1000" "system calls too"

@@ -82,7 +82,7 @@ static void test_socket_path(void **state)
 
 /* ---- a live socket ---- */
 
-static char sock[] = "/tmp/dc-ctl-test.XXXXXX";
+static char sock[108] = "/tmp/dc-ctl-test.XXXXXX";
 static int calls, last_rank;
 
 static int on_msg(void *ctx, const struct dc_ctl_msg *m)
