@@ -185,6 +185,12 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		return to_string(c, v, key, &set->category);
 	if (strcmp(key, "library") == 0)
 		return to_string(c, v, key, &set->library);
+	if (strcmp(key, "kernel") == 0) {
+		if (!scalar(v) || (strcmp(scalar(v), "block") && strcmp(scalar(v), "pagecache")))
+			return fail_at(c, v, "kernel: expected block or pagecache");
+		set->kind = DC_SET_KERNEL;
+		return to_string(c, v, key, &set->kernel);
+	}
 	if (strcmp(key, "description") == 0)
 		return 0;
 	if (strcmp(key, "datatype_size_offset") == 0) {
@@ -201,14 +207,18 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		set->kind = key[0] == 's' ? DC_SET_SYSCALLS : DC_SET_UPROBES;
 		return load_functions(c, v, set);
 	}
-	return fail_at(c, v, "unknown key '%s' (set, description, category, library, datatype_size_offset, "
-			     "functions, syscalls)", key);
+	return fail_at(c, v, "unknown key '%s' (set, description, category, library, kernel, "
+			     "datatype_size_offset, functions, syscalls)", key);
 }
 
 static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 {
 	if (!set->name)
 		return fail_at(c, root, "missing 'set:' (the probe set's name)");
+	if (set->kind == DC_SET_KERNEL && (set->fns || set->all_functions || set->library))
+		return fail_at(c, root, "a 'kernel:' set names no library or functions");
+	if (set->kind == DC_SET_KERNEL)
+		return set->category || (set->category = strdup(set->kernel)) ? 0 : fail_at(c, root, "out of memory");
 	if (!set->fns && !set->all_functions)
 		return fail_at(c, root, "missing 'functions:' or 'syscalls:'");
 	if (set->kind == DC_SET_UPROBES && !set->library)
@@ -250,6 +260,7 @@ void dc_probe_set_free(struct dc_probe_set *set)
 	free(set->file);
 	free(set->category);
 	free(set->library);
+	free(set->kernel);
 	memset(set, 0, sizeof(*set));
 }
 

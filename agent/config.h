@@ -11,7 +11,8 @@
 
 enum dc_set_kind {
 	DC_SET_UPROBES,  /* functions of a user library */
-	DC_SET_SYSCALLS, /* syscalls:sys_enter_X/sys_exit_X tracepoints */
+	DC_SET_SYSCALLS, /* system calls, through the raw sys_enter/sys_exit tracepoints */
+	DC_SET_KERNEL,   /* a built-in group of kernel tracepoints: block, pagecache */
 };
 
 struct dc_fn_spec {
@@ -25,6 +26,7 @@ struct dc_probe_set {
 	char *file;
 	char *category;
 	char *library; /* DC_SET_UPROBES: soname or path */
+	char *kernel;  /* DC_SET_KERNEL: the group's name */
 	enum dc_set_kind kind;
 	bool all_functions;
 	unsigned dtype_size_offset; /* where an MPI datatype keeps its size */

@@ -47,9 +47,13 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, bool verbose)
 
 int dc_probes_prepare(struct datacrumbs_bpf *skel)
 {
-	/* Attached only when a probe set names system calls. */
+	/* Attached only when a probe set asks for them. */
 	bpf_program__set_autoattach(skel->progs.dc_sys_enter, false);
 	bpf_program__set_autoattach(skel->progs.dc_sys_exit, false);
+	bpf_program__set_autoattach(skel->progs.dc_block_issue, false);
+	bpf_program__set_autoattach(skel->progs.dc_block_complete, false);
+	bpf_program__set_autoattach(skel->progs.dc_page_add, false);
+	bpf_program__set_autoattach(skel->progs.dc_page_delete, false);
 	if (dc_uprobe_multi_prepare(skel->progs.dc_call_entry) ||
 	    dc_uprobe_multi_prepare(skel->progs.dc_call_exit))
 		return -1;
@@ -321,9 +325,65 @@ static int attach_syscalls(struct dc_probes *p, const struct dc_probe_set *set)
 	return attached;
 }
 
+/* Tells the BPF side which function ids kernel events are reported under. */
+static int set_kernel_func(struct dc_probes *p, enum dc_kfunc k, __u32 id)
+{
+	int fd = bpf_map__fd(p->skel->maps.dc_config);
+	struct dc_config cfg;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
+		return -1;
+	cfg.kernel_func[k] = id;
+	return bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY);
+}
+
+static int attach_kernel_group(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	static const struct {
+		const char *group, *name;
+		enum dc_kfunc k;
+	} funcs[] = {
+		{ "block", "block_rq", DC_KFUNC_BLOCK_RQ },
+		{ "pagecache", "page_cache_add", DC_KFUNC_PAGE_ADD },
+		{ "pagecache", "page_cache_delete", DC_KFUNC_PAGE_DELETE },
+	};
+	bool block = strcmp(set->kernel, "block") == 0;
+	struct bpf_program *progs[2] = {
+		block ? p->skel->progs.dc_block_issue : p->skel->progs.dc_page_add,
+		block ? p->skel->progs.dc_block_complete : p->skel->progs.dc_page_delete,
+	};
+	int attached = 0;
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		long id;
+
+		if (strcmp(funcs[i].group, set->kernel))
+			continue;
+		id = add_function(p, funcs[i].name, set->category, DC_EV_KERNEL, 0);
+		if (id < 0 || set_kernel_func(p, funcs[i].k, id))
+			return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name,
+				bpf_program__section_name(progs[i]), strerror(errno));
+			continue;
+		}
+		if (keep_link(p, l))
+			return -1;
+		attached++;
+	}
+	return attached;
+}
+
 int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set)
 {
-	int n = set->kind == DC_SET_SYSCALLS ? attach_syscalls(p, set) : attach_library(p, set);
+	int n = set->kind == DC_SET_SYSCALLS ? attach_syscalls(p, set)
+		: set->kind == DC_SET_KERNEL ? attach_kernel_group(p, set)
+					     : attach_library(p, set);
 
 	if (p->verbose && n >= 0)
 		fprintf(stderr, "dc-agent: probe set '%s' (%s): %d probes attached\n", set->name, set->file, n);

@@ -184,4 +184,36 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 	bpf_ringbuf_submit(m, dc_wakeup());
 }
 
+/* An event of the kernel's own (block request, page cache), for a traced
+ * process that may not be the current one (completions run in interrupts). */
+static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __u64 ts, __u64 dur,
+					   __u64 bytes, __s64 offset, __s64 ret)
+{
+	struct dc_config *cfg = dc_settings();
+	struct dc_msg_call *m;
+	__u32 func;
+
+	if (!cfg || kfunc >= DC_NR_KFUNCS)
+		return;
+	func = cfg->kernel_func[kfunc];
+	if (cfg->mode == DC_MODE_PROFILE) {
+		dc_profile_add(pid, func, dur, bytes);
+		return;
+	}
+	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m) - DC_PATH_MAX, 0);
+	if (!m) {
+		dc_count(DC_STAT_LOST);
+		return;
+	}
+	m->type = DC_MSG_CALL;
+	m->path_len = 0;
+	m->handle = 0;
+	m->ev = (struct dc_event){
+		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
+		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
+		.offset = offset, .fd = -1, .flags = DC_EV_KERNEL | DC_EV_OFFSET,
+	};
+	bpf_ringbuf_submit(m, dc_wakeup());
+}
+
 #endif /* DC_EMIT_BPF_H */

@@ -53,6 +53,7 @@ enum dc_ret {
 #define DC_EV_HANDLE  0x04 /* the call named a handle */
 #define DC_EV_SYSCALL 0x08 /* kernel level: a system call */
 #define DC_EV_PATHARG 0x10 /* path was an argument, not looked up from fd */
+#define DC_EV_KERNEL  0x20 /* kernel level, not a call: block request, page cache */
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {
@@ -141,6 +142,14 @@ enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 #define DC_ENV_MATCH_MAX 64
 
+/* Kernel-level events that no call carries: function ids set by dc-agent. */
+enum dc_kfunc {
+	DC_KFUNC_BLOCK_RQ,     /* a block request, issue to completion */
+	DC_KFUNC_PAGE_ADD,     /* a page (folio) added to the page cache */
+	DC_KFUNC_PAGE_DELETE,  /* ...and removed from it */
+	DC_NR_KFUNCS,
+};
+
 struct dc_config {
 	__u32 mode;
 	/* Where an MPI datatype object holds its size in bytes (0: unknown). */
@@ -149,6 +158,7 @@ struct dc_config {
 	 * job (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
 	__u32 env_match_len;
 	char env_match[DC_ENV_MATCH_MAX];
+	__u32 kernel_func[DC_NR_KFUNCS];
 };
 
 /* Keys and values of maps that user space reads too. */

@@ -68,6 +68,12 @@ static void test_syscall_set_and_all(void **state)
 	assert_string_equal(set.category, "syscall");
 	dc_probe_set_free(&set);
 
+	write_yaml("set: blk\nkernel: block\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.kind, DC_SET_KERNEL);
+	assert_string_equal(set.category, "block");
+	dc_probe_set_free(&set);
+
 	write_yaml("set: mylib\nlibrary: /opt/lib/libx.so\nfunctions: all\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_true(set.all_functions);
@@ -101,6 +107,8 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {fd: 1}\n", 4, "a function needs a name");
 	expect_error("set: x\nsyscalls: all\n", 1, "'syscalls: all' is not supported");
 	expect_error("- just\n- a list\n", 1, "expected a mapping");
+	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block or pagecache");
+	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
 }
 
 static void test_missing_file(void **state)
