@@ -22,21 +22,11 @@ static const char usage[] =
 "  -e, --events-only  print only the traced calls\n"
 "  -h, --help         show this help\n";
 
-struct funcs {
-	struct dc_func *v;
-	size_t n;
-};
-
 static const char *proc_kind(unsigned k)
 {
 	static const char *const names[] = { "?", "start", "fork", "exec", "exit" };
 
 	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
-}
-
-static const struct dc_func *func_of(const struct funcs *f, __u32 id)
-{
-	return id < f->n && f->v[id].id == id ? &f->v[id] : NULL;
 }
 
 static void print_header(const struct dc_node_header *h)
@@ -49,30 +39,9 @@ static void print_header(const struct dc_node_header *h)
 	printf("topology %s\n", h->topology);
 }
 
-static int take_funcs(struct funcs *f, const struct dc_func *recs, __u32 n)
+static void print_event(const struct dc_reader *r, const struct dc_functable *f, const struct dc_event *e)
 {
-	for (__u32 i = 0; i < n; i++) {
-		__u32 id = recs[i].id;
-
-		if (id >= DC_MAX_FUNCS)
-			continue;
-		if (id >= f->n) {
-			struct dc_func *v = realloc(f->v, (id + 1) * sizeof(*v));
-
-			if (!v)
-				return -1;
-			memset(v + f->n, 0xff, (id + 1 - f->n) * sizeof(*v));
-			f->v = v;
-			f->n = id + 1;
-		}
-		f->v[id] = recs[i];
-	}
-	return 0;
-}
-
-static void print_event(const struct dc_reader *r, const struct funcs *f, const struct dc_event *e)
-{
-	const struct dc_func *fn = func_of(f, e->func);
+	const struct dc_func *fn = dc_functable_get(f, e->func);
 
 	printf("event ts=%llu dur=%llu pid=%u tid=%u cpu=%u depth=%u level=%s func=%s ret=%lld req=%llu bytes=%llu",
 	       (unsigned long long)e->ts, (unsigned long long)e->dur, e->pid, e->tid, e->cpu, e->depth,
@@ -85,7 +54,7 @@ static void print_event(const struct dc_reader *r, const struct funcs *f, const 
 	printf(" path=%s\n", dc_reader_string(r, e->path));
 }
 
-static void print_chunk(const struct dc_reader *r, struct funcs *f, const struct dc_chunk *c, int events_only)
+static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const struct dc_chunk *c, int events_only)
 {
 	const struct dc_chunk_header *h = &c->hdr;
 
@@ -116,7 +85,7 @@ static void print_chunk(const struct dc_reader *r, struct funcs *f, const struct
 			printf(" comm=%s\n", comm);
 		} else if (h->type == DC_CHUNK_COUNTERS) {
 			const struct dc_counter *k = (const struct dc_counter *)c->data + i;
-			const struct dc_func *fn = func_of(f, k->func);
+			const struct dc_func *fn = dc_functable_get(f, k->func);
 
 			printf("counter ts=%llu pid=%u level=%s func=%s count=%llu time_ns=%llu bytes=%llu\n",
 			       (unsigned long long)k->ts, k->pid, fn ? dc_reader_string(r, fn->category) : "?",
@@ -148,7 +117,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "events-only", no_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0 },
 	};
-	struct funcs funcs = { 0 };
+	struct dc_functable funcs = { 0 };
 	int events_only = 0, c, rc = 0;
 	enum dc_read_status st;
 	struct dc_reader *r;
@@ -178,7 +147,7 @@ int main(int argc, char **argv)
 	if (!events_only)
 		print_header(dc_reader_header(r));
 	while ((st = dc_reader_next(r, &chunk)) == DC_READ_OK) {
-		if (chunk.hdr.type == DC_CHUNK_FUNCS && take_funcs(&funcs, chunk.data, chunk.hdr.count)) {
+		if (chunk.hdr.type == DC_CHUNK_FUNCS && dc_functable_take(&funcs, chunk.data, chunk.hdr.count)) {
 			fprintf(stderr, "dc-dump: out of memory\n");
 			rc = 1;
 			break;
@@ -196,7 +165,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dc-dump: %s\n", dc_reader_problem(r));
 		rc = 1;
 	}
-	free(funcs.v);
+	dc_functable_free(&funcs);
 	dc_reader_close(r);
 	return rc;
 }

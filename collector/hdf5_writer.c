@@ -157,11 +157,11 @@ static int map_functions(struct h5_writer *w)
 	for (size_t i = 0; i < w->job->nnodes; i++) {
 		const struct dc_node *n = &w->job->nodes[i];
 
-		w->node_funcs[i] = calloc(n->nfuncs + 1, sizeof(uint32_t));
-		w->node_levels[i] = calloc(n->nfuncs + 1, sizeof(uint16_t));
+		w->node_funcs[i] = calloc(n->funcs.n + 1, sizeof(uint32_t));
+		w->node_levels[i] = calloc(n->funcs.n + 1, sizeof(uint16_t));
 		if (!w->node_funcs[i] || !w->node_levels[i])
 			return -1;
-		for (size_t k = 0; k < n->nfuncs; k++) {
+		for (size_t k = 0; k < n->funcs.n; k++) {
 			const struct dc_func *f = dc_node_func(n, k);
 			const char *name, *level;
 			uint64_t key, id;
@@ -600,7 +600,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 {
 	struct h5_writer *w = wp;
 	struct h5_event *r = table_row(&w->events);
-	int known = e->func < n->nfuncs;
+	int known = e->func < n->funcs.n;
 
 	if (!r)
 		return w->err = -1;
@@ -628,7 +628,7 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 {
 	struct h5_writer *w = wp;
 	struct h5_counter *r = table_row(&w->counters);
-	int known = c->func < n->nfuncs;
+	int known = c->func < n->funcs.n;
 
 	if (!r)
 		return w->err = -1;

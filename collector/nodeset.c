@@ -24,7 +24,7 @@ static void warn(const char *fmt, ...)
 
 const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id)
 {
-	return id < n->nfuncs && n->funcs[id].id == id ? &n->funcs[id] : NULL;
+	return dc_functable_get(&n->funcs, id);
 }
 
 const struct dc_process *dc_node_process(const struct dc_node *n, __u32 pid)
@@ -41,27 +41,6 @@ void dc_process_label(const struct dc_node *n, const struct dc_process *p, char 
 		snprintf(out, len, "rank %d", p->rank);
 	else
 		snprintf(out, len, "%s (%s:%u)", p->comm[0] ? p->comm : "?", n->hdr.hostname, p->pid);
-}
-
-static int take_funcs(struct dc_node *n, const struct dc_func *recs, __u32 count)
-{
-	for (__u32 i = 0; i < count; i++) {
-		__u32 id = recs[i].id;
-
-		if (id >= DC_MAX_FUNCS)
-			continue;
-		if (id >= n->nfuncs) {
-			struct dc_func *v = realloc(n->funcs, (id + 1) * sizeof(*v));
-
-			if (!v)
-				return -1;
-			memset(v + n->nfuncs, 0xff, (id + 1 - n->nfuncs) * sizeof(*v));
-			n->funcs = v;
-			n->nfuncs = id + 1;
-		}
-		n->funcs[id] = recs[i];
-	}
-	return 0;
 }
 
 static struct dc_process *find_or_add_process(struct dc_node *n, __u32 pid)
@@ -164,7 +143,7 @@ static int index_node(struct dc_job *job, struct dc_node *n)
 	while (!rc && (st = dc_reader_next_index(n->r, &c, skip)) == DC_READ_OK) {
 		switch (c.hdr.type) {
 		case DC_CHUNK_FUNCS:
-			rc = take_funcs(n, c.data, c.hdr.count);
+			rc = dc_functable_take(&n->funcs, c.data, c.hdr.count);
 			break;
 		case DC_CHUNK_PROCS:
 			rc = take_procs(n, c.data, c.hdr.count);
@@ -359,7 +338,7 @@ void dc_job_close(struct dc_job *job)
 
 		dc_reader_close(n->r);
 		free(n->path);
-		free(n->funcs);
+		dc_functable_free(&n->funcs);
 		free(n->procs);
 		free(n->stats);
 		free(n->problem);

@@ -38,8 +38,7 @@ struct dc_node {
 	__s64 clock_shift_ns; /* wall ns = ts + clock_shift_ns */
 	__s64 mpi_offset_ns;  /* part of it measured against rank 0's clock */
 	__u64 mpi_error_ns;   /* its error bound; UINT64_MAX when none */
-	struct dc_func *funcs; /* by function id; id UINT32_MAX for holes */
-	size_t nfuncs;
+	struct dc_functable funcs;
 	struct dc_process *procs;
 	size_t nprocs;
 	struct dc_cpu_stats *stats;

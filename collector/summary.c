@@ -169,7 +169,7 @@ static void choose_base_level(struct summary *s, const struct dc_job *job)
 	for (size_t i = 0; i < job->nnodes; i++) {
 		const struct dc_node *n = &job->nodes[i];
 
-		for (size_t k = 0; k < n->nfuncs; k++) {
+		for (size_t k = 0; k < n->funcs.n; k++) {
 			const struct dc_func *f = dc_node_func(n, k);
 			const char *level = f ? dc_reader_string(n->r, f->category) : NULL;
 

@@ -60,6 +60,42 @@ static __u32 node_header_crc(struct dc_node_header h)
 	return crc_of(&h, sizeof(h));
 }
 
+/* ---- the function table ---- */
+
+int dc_functable_take(struct dc_functable *t, const struct dc_func *recs, __u32 count)
+{
+	for (__u32 i = 0; i < count; i++) {
+		__u32 id = recs[i].id;
+
+		if (id >= DC_MAX_FUNCS)
+			continue;
+		if (id >= t->n) {
+			struct dc_func *v = realloc(t->v, (id + 1) * sizeof(*v));
+
+			if (!v)
+				return -1;
+			/* Ids no record names stay marked unknown (id != index). */
+			memset(v + t->n, 0xff, (id + 1 - t->n) * sizeof(*v));
+			t->v = v;
+			t->n = id + 1;
+		}
+		t->v[id] = recs[i];
+	}
+	return 0;
+}
+
+const struct dc_func *dc_functable_get(const struct dc_functable *t, __u32 id)
+{
+	return id < t->n && t->v[id].id == id ? &t->v[id] : NULL;
+}
+
+void dc_functable_free(struct dc_functable *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->n = 0;
+}
+
 /* ---- writing ---- */
 
 struct buf {

@@ -83,6 +83,17 @@ struct dc_func {
 	__u32 flags;    /* DC_EV_SYSCALL for kernel-level functions */
 };
 
+/* The function table by id, as FUNCS chunks build it. */
+struct dc_functable {
+	struct dc_func *v; /* v[id].id == id where the id is known */
+	size_t n;
+};
+
+int dc_functable_take(struct dc_functable *t, const struct dc_func *recs, __u32 count);
+/* NULL for an id no FUNCS record named. */
+const struct dc_func *dc_functable_get(const struct dc_functable *t, __u32 id);
+void dc_functable_free(struct dc_functable *t);
+
 /* A STATS record: one per CPU; cumulative, the last chunk wins. */
 struct dc_cpu_stats {
 	__u32 cpu;
