@@ -378,7 +378,7 @@ static int create_node_file(struct agent *a)
 			snprintf(a->path, sizeof(a->path), "%s/%s%s", dir, h.hostname, DC_NODE_SUFFIX);
 		else
 			snprintf(a->path, sizeof(a->path), "%s/%s.%d%s", dir, h.hostname, i, DC_NODE_SUFFIX);
-		a->writer = dc_writer_create(a->path, &h, uid, gid, err, sizeof(err));
+		a->writer = dc_writer_create(a->path, &h, uid, gid, a->opt.group_read ? 0640 : 0600, err, sizeof(err));
 		if (a->writer || errno != EEXIST)
 			break;
 	}

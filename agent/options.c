@@ -32,6 +32,7 @@ static const char usage[] =
 "      --probe-dir DIRS  colon-separated folders searched for probe sets first\n"
 "  -c, --config FILE     agent settings (YAML); command-line options win over it\n"
 "      --pid PID         trace this running process and its children (repeatable)\n"
+"      --group-read      node files readable by the job user's group (0640, not 0600)\n"
 "      --uid UID         the job's user: owns the node file and the control socket,\n"
 "                        and only its processes may register as MPI ranks\n"
 "                        (default: $SLURM_JOB_UID, else the caller)\n"
@@ -160,6 +161,9 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 	case 'v':
 		o->verbose++;
 		return 0;
+	case 'G':
+		o->group_read = 1;
+		return 0;
 	}
 	return -1;
 }
@@ -188,7 +192,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "config", required_argument, 0, 'c' },   { "pid", required_argument, 0, 'x' },
 		{ "uid", required_argument, 0, 'u' },      { "ringbuf-mb", required_argument, 0, 'r' },
 		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
-		{ "match-env", required_argument, 0, 'E' },
+		{ "match-env", required_argument, 0, 'E' }, { "group-read", no_argument, 0, 'G' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },

@@ -18,6 +18,7 @@ struct dc_options {
 	pid_t pids[DC_MAX_PIDS];
 	int npids;
 	int verbose;
+	int group_read; /* node files 0640 instead of 0600 */
 	char **command; /* argv after --, NULL in daemon mode */
 };
 

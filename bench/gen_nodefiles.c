@@ -34,7 +34,7 @@ static int write_node(const char *dir, const char *job, int node, long events)
 	h.realtime_ref_ns = 1700000000000000000ull + node * 1000ull;
 	h.ncpus = 2;
 	snprintf(path, sizeof(path), "%s/%s/%s%s", dir, job, host, DC_NODE_SUFFIX);
-	if (!(w = dc_writer_create(path, &h, -1, -1, err, sizeof(err)))) {
+	if (!(w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err)))) {
 		fprintf(stderr, "gen_nodefiles: %s\n", err);
 		return -1;
 	}

@@ -35,6 +35,7 @@ static const char usage[] =
 "  -r, --ranks LIST       keep these MPI ranks only, e.g. 0,2,8-15\n"
 "      --progress         show a progress bar (default: when stderr is a terminal)\n"
 "      --no-progress      never show one\n"
+"      --group-read       the output readable by its group (0640, not 0600)\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
@@ -54,6 +55,7 @@ struct options {
 	bool *ranks;         /* NULL: all */
 	int progress;        /* -1: if a terminal */
 	bool quiet;
+	bool group_read;
 };
 
 static int parse_ranks(const char *s, struct options *o)
@@ -118,7 +120,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "ranks", required_argument, 0, 'r' },	 { "progress", no_argument, 0, 'P' },
 		{ "no-progress", no_argument, 0, 'N' },	 { "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },	 { "version", no_argument, 0, 'V' },
-		{ 0 },
+		{ "group-read", no_argument, 0, 'G' },	 { 0 },
 	};
 	int c;
 
@@ -130,6 +132,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'P': o->progress = 1; break;
 		case 'N': o->progress = 0; break;
 		case 'q': o->quiet = true; break;
+		case 'G': o->group_read = true; break;
 		case 'h': fputs(usage, stdout); return 1;
 		case 'V': printf("dc-merge (DataCrumbs) %s\n", DC_VERSION); return 1;
 		case 'f':
@@ -275,6 +278,10 @@ static int run(const struct options *o, struct dc_job *job, const char *path)
 		fprintf(stderr, "dc-merge: the merge failed (out of memory or output error)\n");
 	if (o->ops->close(w, !rc, err, sizeof(err))) {
 		fprintf(stderr, "dc-merge: %s\n", err);
+		rc = -1;
+	}
+	if (!rc && o->group_read && chmod(tmp, 0640)) {
+		fprintf(stderr, "dc-merge: cannot make %s group-readable: %s\n", tmp, strerror(errno));
 		rc = -1;
 	}
 	if (!rc && rename(tmp, path)) {

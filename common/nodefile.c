@@ -164,8 +164,8 @@ static int fail(struct dc_writer *w, int err)
 	return -1;
 }
 
-struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr,
-				   int uid, int gid, char *err, size_t errlen)
+struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr, int uid, int gid,
+				   unsigned mode, char *err, size_t errlen)
 {
 	struct dc_node_header h = *hdr;
 	struct dc_writer *w = calloc(1, sizeof(*w));
@@ -174,12 +174,12 @@ struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0640);
 	if (w->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if ((uid >= 0 || gid >= 0) && fchown(w->fd, uid, gid)) {
+	if (((uid >= 0 || gid >= 0) && fchown(w->fd, uid, gid)) || fchmod(w->fd, mode & 0640)) {
 		snprintf(err, errlen, "cannot give %s to uid %d: %s", path, uid, strerror(errno));
 		goto fail_unlink;
 	}

@@ -106,9 +106,10 @@ struct dc_cpu_stats {
 struct dc_strtab;
 struct dc_writer;
 
-/* Creates path exclusively (never through a symlink), mode 0600, owned by uid:gid. */
-struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr,
-				   int uid, int gid, char *err, size_t errlen);
+/* Creates path exclusively (never through a symlink) with mode (0600, or
+ * 0640 to let the group read), owned by uid:gid (-1: unchanged). */
+struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr, int uid, int gid,
+				   unsigned mode, char *err, size_t errlen);
 __u32 dc_writer_string(struct dc_writer *w, const char *s);
 int dc_writer_func(struct dc_writer *w, const struct dc_func *f);
 int dc_writer_event(struct dc_writer *w, const struct dc_event *e);

@@ -11,7 +11,7 @@ expect_fail() { # what expected-text command...
 }
 
 "$DC_AGENT" --help >"$TMP/help.txt"
-for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --verbose --version; do
+for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --socket --match-env --group-read --verbose --version; do
 	assert_contains "$TMP/help.txt" "$opt" "--help documents $opt"
 done
 assert_contains <("$DC_AGENT" --version) "dc-agent (DataCrumbs)" "--version"
@@ -70,3 +70,9 @@ NODEFILE=$(ls "$TMP/capout/caps"/*.dcnode)
 DUMP=$TMP/caps.dump
 assert_eq "$(calls posix write "^$TMP/capdir/posix_write\\.dat\$")" "10 1000 1000" "traced with CAP_BPF+CAP_PERFMON only"
 assert_eq "$(calls syscall write "^$TMP/capdir/posix_write\\.dat\$")" "10 1000 1000" "system calls too"
+
+# --group-read: 0640 node files, and a 0640 merged output.
+trace grp --group-read -p posix -- true
+assert_eq "$(stat -c '%a' "$NODEFILE")" "640" "node file with --group-read"
+(cd "$TMP" && "$DC_MERGE" grp -i "$TMP/out/grp" --group-read -q)
+assert_eq "$(stat -c '%a' "$TMP/grp.json")" "640" "merged output with --group-read"

@@ -84,3 +84,19 @@ echo "ok: merged timeline labels the crashed rank"
 trace mpifortran -p posix -- mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_fortran"
 assert_eq "$(grep -c '^rank .* world=2 kind=register' "$DUMP")" "2" "Fortran ranks registered"
 assert_eq "$(grep -c '^rank .* world=2 kind=finalize' "$DUMP")" "2" "Fortran ranks finalized"
+
+# --- parallel HDF5: HDF5 > MPI-IO > libc > system call, on each rank ---
+mkdir -p "$TMP/ph5"
+mpi mpiphdf5 posix,syscalls,mpiio,hdf5_openmpi "$DC_WORKLOADS/mpi_phdf5" "$TMP/ph5" 4096
+assert_eq "$(calls hdf5 H5Dwrite '^data$' | cut -d' ' -f1)" "4" "H5Dwrite per rank"
+# Each rank's 32 KiB slab: H5Dwrite contains an MPI-IO write, which contains
+# a libc pwrite, which contains the pwrite64 system call, on one thread.
+nested=$(grep -E "^event " "$DUMP" | awk '
+	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
+	  print kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+	$4 == "hdf5" && $5 == "H5Dwrite" { h[$3] = $2; next }
+	$4 == "mpiio" && $5 ~ /^MPI_File_write/ && $6 == 32768 { if ($2 <= h[$3]) { m[$3] = $2; l2++ } next }
+	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= m[$3]) { p[$3] = $2; l3++ } next }
+	$4 == "syscall" && $5 == "pwrite64" && $6 == 32768 { if ($2 <= p[$3]) l4++ }
+	END { print l2 + 0, l3 + 0, l4 + 0 }')
+assert_eq "$nested" "4 4 4" "four levels nested on every rank (MPI-IO in H5Dwrite, pwrite in it, pwrite64 in that)"

@@ -34,7 +34,7 @@ static void write_node(int n)
 	h.monotonic_ref_ns = mono0;
 	h.realtime_ref_ns = 1700000000000000000ull + n * 1000000ull;
 	snprintf(path, sizeof(path), "%s/n%02d.dcnode", dir, n);
-	w = dc_writer_create(path, &h, -1, -1, err, sizeof(err));
+	w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
 	assert_non_null(w);
 	struct dc_func f = { 0, dc_writer_string(w, "write"), dc_writer_string(w, "posix"), 0 };
 	dc_writer_func(w, &f);

@@ -51,7 +51,7 @@ static void write_file(int n, int per_flush)
 {
 	struct dc_node_header h = header();
 	char err[256];
-	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, err, sizeof(err));
+	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
 	__u32 name, cat, file;
 
 	assert_non_null(w);
@@ -146,7 +146,7 @@ static void test_new_file_is_private_and_exclusive(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	/* An existing file is never overwritten. */
-	assert_null(dc_writer_create(path, &h, -1, -1, err, sizeof(err)));
+	assert_null(dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err)));
 	assert_int_equal(errno, EEXIST);
 }
 
@@ -157,7 +157,7 @@ static void test_symlink_is_refused(void **state)
 
 	snprintf(target, sizeof(target), "%s.target", path);
 	assert_int_equal(symlink(target, path), 0);
-	assert_null(dc_writer_create(path, &h, -1, -1, err, sizeof(err)));
+	assert_null(dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err)));
 	assert_int_equal(access(target, F_OK), -1); /* nothing created through the link */
 }
 
@@ -274,7 +274,7 @@ static void test_failed_write_keeps_file_valid(void **state)
 	struct counts c;
 	int rc = 0;
 
-	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, err, sizeof(err));
+	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
 	assert_non_null(w);
 	__u32 name = dc_writer_string(w, "write"), cat = dc_writer_string(w, "posix");
 	struct dc_func f = { .id = 0, .name = name, .category = cat };
