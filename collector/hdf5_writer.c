@@ -22,7 +22,9 @@
 #include "hashtab.h"
 #include "output.h"
 
-#define ROWS_PER_CHUNK 65536
+#define ROWS_PER_CHUNK 32768
+/* Chunk buffers per table: one filling while the others are compressed. */
+#define NPACK 3
 
 struct h5_event {
 	uint64_t ts_ns; /* from the job's time origin */
@@ -55,17 +57,18 @@ struct h5_counter {
 };
 
 /*
- * Chunks are shuffled and deflated here, by a worker thread while the merge
- * fills the next chunk, and written whole with H5Dwrite_chunk: the dataset
- * declares the same shuffle+deflate filters, so any HDF5 reader decodes
- * them. The HDF5 library is never called from the worker.
+ * Chunks are shuffled and deflated here, on worker threads while the merge
+ * fills the next chunk, and written whole, in order, with H5Dwrite_chunk:
+ * the dataset declares the same shuffle+deflate filters, so any HDF5 reader
+ * decodes them. The HDF5 library is never called from a worker.
  */
 struct packer {
 	pthread_t thread;
 	bool pending;  /* a chunk is being (or was) packed, not yet written */
 	bool threaded; /* ...by the thread, which is to be joined */
-	const char *rows;
+	char *rows;
 	size_t nrows, row_size;
+	hsize_t offset; /* of its first row in the dataset */
 	char *shuffled;
 	char *packed;
 	size_t packed_cap, packed_len;
@@ -75,12 +78,10 @@ struct packer {
 struct table {
 	hid_t dset, type;
 	size_t row_size;
-	char *rows, *spare_rows; /* filled by the merge / being packed */
+	struct packer pk[NPACK];
+	unsigned fill;   /* pk[fill].rows is being filled */
 	size_t nbuf;
-	hsize_t written;  /* rows handed to the packer */
-	hsize_t on_disk;  /* rows written to the file */
-	struct packer pk;
-	size_t pk_rows;
+	hsize_t written; /* rows handed to packers */
 };
 
 struct strings { /* a global string list with its index */
@@ -241,6 +242,7 @@ static int table_create(struct table *t, hid_t file, const char *name, hid_t typ
 	hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ROWS_PER_CHUNK;
 	hid_t space = H5Screate_simple(1, &dims, &maxdims), dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	size_t bytes = ROWS_PER_CHUNK * row_size;
+	int rc = 0;
 
 	/* Shuffle puts the bytes of like fields together: times and sizes
 	 * compress far better, and faster, after it. */
@@ -250,15 +252,19 @@ static int table_create(struct table *t, hid_t file, const char *name, hid_t typ
 	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	t->type = type;
 	t->row_size = row_size;
-	t->rows = calloc(ROWS_PER_CHUNK, row_size);
-	t->spare_rows = calloc(ROWS_PER_CHUNK, row_size);
-	t->pk.shuffled = malloc(bytes);
-	t->pk.packed_cap = compressBound(bytes);
-	t->pk.packed = malloc(t->pk.packed_cap);
+	for (int i = 0; i < NPACK; i++) {
+		struct packer *p = &t->pk[i];
+
+		p->rows = calloc(ROWS_PER_CHUNK, row_size);
+		p->shuffled = malloc(bytes);
+		p->packed_cap = compressBound(bytes);
+		p->packed = malloc(p->packed_cap);
+		rc |= !p->rows || !p->shuffled || !p->packed;
+	}
 	t->dset = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	H5Pclose(dcpl);
 	H5Sclose(space);
-	return t->dset < 0 || !t->rows || !t->spare_rows || !t->pk.shuffled || !t->pk.packed ? -1 : 0;
+	return t->dset < 0 || rc ? -1 : 0;
 }
 
 /* HDF5's shuffle filter: byte k of every element, then byte k+1... done a
@@ -287,49 +293,65 @@ static void *pack(void *arg)
 	uLongf len = pk->packed_cap;
 
 	shuffle(pk->rows, pk->shuffled, pk->nrows, pk->row_size);
-	pk->err = compress2((Bytef *)pk->packed, &len, (const Bytef *)pk->shuffled, pk->nrows * pk->row_size, 1) != Z_OK;
-	pk->packed_len = len;
+	z_stream z = { 0 };
+	(void)len;
+	pk->err = deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK;
+	if (pk->err)
+		return NULL;
+	z.next_in = (Bytef *)pk->shuffled;
+	z.avail_in = pk->nrows * pk->row_size;
+	z.next_out = (Bytef *)pk->packed;
+	z.avail_out = pk->packed_cap;
+	pk->err = deflate(&z, Z_FINISH) != Z_STREAM_END;
+	pk->packed_len = z.total_out;
+	deflateEnd(&z);
 	return NULL;
 }
 
-/* Waits for the chunk being packed and writes it. */
-static int table_drain(struct table *t)
+/* Waits for a packer's chunk and writes it. Called oldest first. */
+static int drain_one(struct table *t, struct packer *p)
 {
-	hsize_t offset = t->on_disk, size = t->on_disk + t->pk_rows;
+	hsize_t size = p->offset + p->nrows;
 
-	if (!t->pk.pending)
+	if (!p->pending)
 		return 0;
-	if (t->pk.threaded)
-		pthread_join(t->pk.thread, NULL);
-	t->pk.pending = t->pk.threaded = false;
-	if (t->pk.err || H5Dset_extent(t->dset, &size) < 0 ||
-	    H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &offset, t->pk.packed_len, t->pk.packed) < 0)
+	if (p->threaded)
+		pthread_join(p->thread, NULL);
+	p->pending = p->threaded = false;
+	if (p->err || H5Dset_extent(t->dset, &size) < 0 ||
+	    H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &p->offset, p->packed_len, p->packed) < 0)
 		return -1;
-	t->on_disk = size;
 	return 0;
 }
 
-/* Hands the filled rows to the packer and gives the merge the other buffer. */
+/* Hands the filled rows to a worker and makes the next buffer free. */
 static int table_flush(struct table *t)
 {
-	char *rows = t->rows;
+	struct packer *p = &t->pk[t->fill];
 
 	if (!t->nbuf)
 		return 0;
-	if (table_drain(t))
-		return -1;
-	t->pk.rows = rows;
-	t->pk.nrows = t->nbuf;
-	t->pk.row_size = t->row_size;
-	t->pk_rows = t->nbuf;
+	p->nrows = t->nbuf;
+	p->row_size = t->row_size;
+	p->offset = t->written;
 	t->written += t->nbuf;
 	t->nbuf = 0;
-	t->rows = t->spare_rows;
-	t->spare_rows = rows;
-	t->pk.pending = true;
-	t->pk.threaded = pthread_create(&t->pk.thread, NULL, pack, &t->pk) == 0;
-	if (!t->pk.threaded)
-		pack(&t->pk); /* no thread to be had: pack here */
+	p->pending = true;
+	p->threaded = pthread_create(&p->thread, NULL, pack, p) == 0;
+	if (!p->threaded)
+		pack(p); /* no thread to be had: pack here */
+	t->fill = (t->fill + 1) % NPACK;
+	return drain_one(t, &t->pk[t->fill]);
+}
+
+/* Flushes and writes every chunk still being packed, in order. */
+static int table_finish(struct table *t)
+{
+	if (table_flush(t))
+		return -1;
+	for (int i = 0; i < NPACK; i++)
+		if (drain_one(t, &t->pk[(t->fill + i) % NPACK]))
+			return -1;
 	return 0;
 }
 
@@ -337,21 +359,22 @@ static void *table_row(struct table *t)
 {
 	if (t->nbuf == ROWS_PER_CHUNK && table_flush(t))
 		return NULL;
-	return t->rows + t->nbuf++ * t->row_size;
+	return t->pk[t->fill].rows + t->nbuf++ * t->row_size;
 }
 
 static void table_close(struct table *t)
 {
-	if (t->pk.threaded)
-		pthread_join(t->pk.thread, NULL);
+	for (int i = 0; i < NPACK; i++) {
+		if (t->pk[i].threaded)
+			pthread_join(t->pk[i].thread, NULL);
+		free(t->pk[i].rows);
+		free(t->pk[i].shuffled);
+		free(t->pk[i].packed);
+	}
 	if (t->dset > 0)
 		H5Dclose(t->dset);
 	if (t->type > 0)
 		H5Tclose(t->type);
-	free(t->rows);
-	free(t->spare_rows);
-	free(t->pk.shuffled);
-	free(t->pk.packed);
 }
 
 /* ---- tables written at the end ---- */
@@ -506,8 +529,7 @@ static int finish(struct h5_writer *w)
 {
 	const struct dc_job *job = w->job;
 
-	if (table_flush(&w->events) || table_drain(&w->events) || table_flush(&w->counters) ||
-	    table_drain(&w->counters) || write_functions(w) ||
+	if (table_finish(&w->events) || table_finish(&w->counters) || write_functions(w) ||
 	    write_strings(w->file, "paths", w->paths.v, w->paths.n) ||
 	    write_strings(w->file, "levels", w->levels.v, w->levels.n) || write_processes(w) || write_nodes(w))
 		return -1;
