@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <hdf5.h>
 
 #include "hashtab.h"
 #include "merge.h"
@@ -20,9 +22,11 @@
 
 static const char usage[] =
 "Usage: dc-summary JOB_ID [-i DIR] [--format text|json] [--top N]\n"
+"       dc-summary MERGED.h5 [--format text|json] [--top N]\n"
 "\n"
 "Summarizes a job's I/O from its node files (default input:\n"
-"$DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID): per level and function\n"
+"$DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID), or from the HDF5 file\n"
+"dc-merge made of them: per level and function\n"
 "calls, bytes and time; per MPI rank totals and the slowest ranks; the top\n"
 "files by bytes and by time; read and write size histograms; bandwidth;\n"
 "lost events. Bytes are bytes moved; time is time inside the calls.\n"
@@ -65,7 +69,17 @@ struct rank_row {
 	bool seen;
 };
 
+/* What the header lines say, from node files or a merged file. */
+struct job_info {
+	char id[64];
+	size_t nnodes;
+	int ranks;
+	unsigned long long events, lost;
+	uint64_t first_ns, last_ns;
+};
+
 struct summary {
+	struct job_info job;
 	struct fn_row *fns;
 	size_t nfns;
 	struct file_row *files;
@@ -163,78 +177,306 @@ static int bin_of(uint64_t bytes)
 	return b;
 }
 
-/* Ranks are compared where all their I/O passes: system calls if traced. */
-static void choose_base_level(struct summary *s, const struct dc_job *job)
+/* Ranks are compared where all their I/O passes: system calls if traced,
+ * else POSIX calls, else the first level seen. */
+static void consider_base_level(struct summary *s, const char *level)
 {
-	for (size_t i = 0; i < job->nnodes; i++) {
-		const struct dc_node *n = &job->nodes[i];
-
-		for (size_t k = 0; k < n->funcs.n; k++) {
-			const struct dc_func *f = dc_node_func(n, k);
-			const char *level = f ? dc_reader_string(n->r, f->category) : NULL;
-
-			if (!level)
-				continue;
-			if (!s->base_level || !strcmp(level, "syscall") ||
-			    (!strcmp(level, "posix") && strcmp(s->base_level, "syscall")))
-				s->base_level = (char *)level;
-		}
+	if (!s->base_level || !strcmp(level, "syscall") ||
+	    (!strcmp(level, "posix") && strcmp(s->base_level, "syscall"))) {
+		free(s->base_level);
+		s->base_level = strdup(level);
 	}
 }
 
-static int take_event(struct summary *s, const struct dc_node *n, const struct dc_event *e)
+/* One call, whatever file it was read from. */
+static int take(struct summary *s, const char *level, const char *name, const char *path, int rank,
+		uint64_t bytes, uint64_t dur)
 {
-	const struct dc_func *f = dc_node_func(n, e->func);
-	const char *level = f ? dc_reader_string(n->r, f->category) : "?";
-	const char *name = f ? dc_reader_string(n->r, f->name) : "?";
-	const struct dc_process *p;
 	struct fn_row *fr = fn_of(s, level, name);
 	struct level_row *lr = level_of(s, level);
 
 	if (!fr || !lr)
 		return -1;
-	add(&fr->t, e->bytes, e->dur);
-	add(&lr->t, e->bytes, e->dur);
+	add(&fr->t, bytes, dur);
+	add(&lr->t, bytes, dur);
 	if (fr->op) {
-		lr->hist[fr->op - 1][bin_of(e->bytes)]++;
-		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += e->bytes;
+		lr->hist[fr->op - 1][bin_of(bytes)]++;
+		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += bytes;
 	}
-	if (e->path) {
-		struct file_row *file = file_of(s, level, dc_reader_string(n->r, e->path));
+	if (path && *path) {
+		struct file_row *file = file_of(s, level, path);
 
 		if (!file)
 			return -1;
-		add(&file->t, e->bytes, e->dur);
+		add(&file->t, bytes, dur);
 	}
-	p = dc_node_process(n, e->pid);
-	if (p && p->rank >= 0 && p->rank < s->nranks && s->base_level && !strcmp(level, s->base_level)) {
-		add(&s->ranks[p->rank].t, e->bytes, e->dur);
-		s->ranks[p->rank].seen = true;
+	if (rank >= 0 && rank < s->nranks && s->base_level && !strcmp(level, s->base_level)) {
+		add(&s->ranks[rank].t, bytes, dur);
+		s->ranks[rank].seen = true;
 	}
 	return 0;
 }
 
-static int collect(struct summary *s, struct dc_job *job)
+static int start(struct summary *s, int world)
 {
-	struct dc_merge *m = dc_merge_new(job);
-	struct dc_merge_item it;
-	int k, rc = 0;
-
-	for (size_t i = 0; i < job->nnodes; i++)
-		for (size_t p = 0; p < job->nodes[i].nprocs; p++)
-			if (job->nodes[i].procs[p].world_size > s->nranks)
-				s->nranks = job->nodes[i].procs[p].world_size;
+	s->nranks = world;
 	s->ranks = calloc(s->nranks + 1, sizeof(*s->ranks));
 	s->fn_ids = dc_hashtab_new(256);
 	s->file_ids = dc_hashtab_new(1024);
-	if (!m || !s->ranks || !s->fn_ids || !s->file_ids)
+	return s->ranks && s->fn_ids && s->file_ids ? 0 : -1;
+}
+
+/* ---- from node files ---- */
+
+static int take_event(struct summary *s, const struct dc_node *n, const struct dc_event *e)
+{
+	const struct dc_func *f = dc_node_func(n, e->func);
+	const struct dc_process *p = dc_node_process(n, e->pid);
+
+	return take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
+		    dc_reader_string(n->r, e->path), p ? p->rank : -1, e->bytes, e->dur);
+}
+
+static int from_node_files(struct summary *s, const char *dir, const char *id)
+{
+	struct dc_merge_item it;
+	struct dc_merge *m;
+	struct dc_job job;
+	char err[PATH_MAX + 256];
+	int world = 0, k, rc;
+
+	if (dc_job_open(dir, id, &job, err, sizeof(err))) {
+		fprintf(stderr, "dc-summary: %s\n", err);
 		return -1;
-	choose_base_level(s, job);
-	while (!rc && (k = dc_merge_next(m, &it)) > 0)
+	}
+	for (size_t i = 0; i < job.nnodes; i++) {
+		const struct dc_node *n = &job.nodes[i];
+
+		for (size_t p = 0; p < n->nprocs; p++)
+			if (n->procs[p].world_size > world)
+				world = n->procs[p].world_size;
+		for (size_t f = 0; f < n->funcs.n; f++)
+			if (dc_node_func(n, f))
+				consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
+	}
+	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .events = job.events,
+				    .lost = job.lost, .first_ns = job.first_ns, .last_ns = job.last_ns };
+	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
+	rc = start(s, world);
+	m = rc ? NULL : dc_merge_new(&job);
+	while (m && !rc && (k = dc_merge_next(m, &it)) > 0)
 		if (it.type == DC_CHUNK_EVENTS)
 			rc = take_event(s, it.node, it.rec);
+	if (!m || k < 0)
+		rc = -1;
 	dc_merge_free(m);
-	return rc || k < 0 ? -1 : 0;
+	dc_job_close(&job);
+	return rc;
+}
+
+/* ---- from a merged HDF5 file (the layout hdf5_writer.c writes) ---- */
+
+struct h5_strings {
+	char **v;
+	hssize_t n;
+};
+
+static int read_strings(hid_t f, const char *name, struct h5_strings *out)
+{
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp, t;
+	int rc = -1;
+
+	if (d < 0)
+		return -1;
+	sp = H5Dget_space(d);
+	out->n = H5Sget_simple_extent_npoints(sp);
+	t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	out->v = calloc(out->n + 1, sizeof(char *));
+	if (out->v && (!out->n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->v) >= 0))
+		rc = 0;
+	H5Tclose(t);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return rc;
+}
+
+struct h5_fn {
+	char *name, *level;
+};
+
+struct h5_row {
+	uint64_t ts, dur, bytes;
+	int32_t rank;
+	uint32_t function, path;
+};
+
+static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
+{
+	hid_t d = H5Dopen2(f, "functions", H5P_DEFAULT), sp, t, vs;
+	int rc = -1;
+
+	if (d < 0)
+		return -1;
+	sp = H5Dget_space(d);
+	*n = H5Sget_simple_extent_npoints(sp);
+	vs = H5Tcopy(H5T_C_S1);
+	H5Tset_size(vs, H5T_VARIABLE);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
+	H5Tinsert(t, "name", HOFFSET(struct h5_fn, name), vs);
+	H5Tinsert(t, "level", HOFFSET(struct h5_fn, level), vs);
+	*out = calloc(*n + 1, sizeof(**out));
+	if (*out && (!*n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0))
+		rc = 0;
+	H5Tclose(t);
+	H5Tclose(vs);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return rc;
+}
+
+static int max_world(hid_t f)
+{
+	struct { int32_t rank, world; } *rows;
+	hid_t d = H5Dopen2(f, "processes", H5P_DEFAULT), sp, t;
+	hssize_t n;
+	int world = 0;
+
+	if (d < 0)
+		return 0;
+	sp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(sp);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	H5Tinsert(t, "rank", 0, H5T_NATIVE_INT32);
+	H5Tinsert(t, "world_size", 4, H5T_NATIVE_INT32);
+	rows = calloc(n + 1, sizeof(*rows));
+	if (rows && (!n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0))
+		for (hssize_t i = 0; i < n; i++)
+			if (rows[i].world > world)
+				world = rows[i].world;
+	free(rows);
+	H5Tclose(t);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return world;
+}
+
+static void read_attrs(hid_t f, struct job_info *j)
+{
+	hid_t a, t;
+	char *id = NULL;
+
+	if ((a = H5Aopen(f, "job_id", H5P_DEFAULT)) >= 0) {
+		t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, H5T_VARIABLE);
+		if (H5Aread(a, t, &id) >= 0 && id)
+			snprintf(j->id, sizeof(j->id), "%s", id);
+		free(id);
+		H5Tclose(t);
+		H5Aclose(a);
+	}
+	if ((a = H5Aopen(f, "lost_events", H5P_DEFAULT)) >= 0) {
+		H5Aread(a, H5T_NATIVE_ULLONG, &j->lost);
+		H5Aclose(a);
+	}
+	if ((a = H5Aopen(f, "nodes", H5P_DEFAULT)) >= 0) {
+		unsigned long long n = 0;
+
+		H5Aread(a, H5T_NATIVE_ULLONG, &n);
+		j->nnodes = n;
+		H5Aclose(a);
+	}
+}
+
+/* Events are read a block at a time, so memory stays small. */
+static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, hssize_t nfns,
+			  const struct h5_strings *paths)
+{
+	enum { BLOCK = 65536 };
+	hid_t d = H5Dopen2(f, "events", H5P_DEFAULT), fsp, msp, t;
+	struct h5_row *rows = malloc(BLOCK * sizeof(*rows));
+	hsize_t n, start, count;
+	int rc = 0;
+
+	if (d < 0 || !rows) {
+		free(rows);
+		return -1;
+	}
+	fsp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(fsp);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_row, ts), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "bytes", HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
+	s->job.events = n;
+	s->job.first_ns = UINT64_MAX;
+	for (start = 0; !rc && start < n; start += count) {
+		count = n - start < BLOCK ? n - start : BLOCK;
+		msp = H5Screate_simple(1, &count, NULL);
+		H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL);
+		rc = H5Dread(d, t, msp, fsp, H5P_DEFAULT, rows) < 0 ? -1 : 0;
+		H5Sclose(msp);
+		for (hsize_t i = 0; !rc && i < count; i++) {
+			const struct h5_row *r = &rows[i];
+			int known = r->function < nfns;
+
+			if (r->ts < s->job.first_ns)
+				s->job.first_ns = r->ts;
+			if (r->ts + r->dur > s->job.last_ns)
+				s->job.last_ns = r->ts + r->dur;
+			rc = take(s, known ? fns[r->function].level : "?", known ? fns[r->function].name : "?",
+				  r->path < paths->n ? paths->v[r->path] : "", r->rank, r->bytes, r->dur);
+		}
+	}
+	if (!n)
+		s->job.first_ns = 0;
+	H5Tclose(t);
+	H5Sclose(fsp);
+	H5Dclose(d);
+	free(rows);
+	return rc;
+}
+
+static int from_h5(struct summary *s, const char *path)
+{
+	struct h5_strings paths = { 0 };
+	struct h5_fn *fns = NULL;
+	hssize_t nfns = 0;
+	hid_t f;
+	int rc;
+
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0) {
+		fprintf(stderr, "dc-summary: %s is not an HDF5 file dc-merge wrote\n", path);
+		return -1;
+	}
+	rc = read_functions(f, &fns, &nfns) || read_strings(f, "paths", &paths) ? -1 : 0;
+	if (!rc) {
+		read_attrs(f, &s->job);
+		for (hssize_t i = 0; i < nfns; i++)
+			consider_base_level(s, fns[i].level);
+		rc = start(s, max_world(f));
+		if (!rc) {
+			s->job.ranks = s->nranks;
+			rc = take_h5_events(s, f, fns, nfns, &paths);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "dc-summary: cannot read %s as a dc-merge HDF5 file\n", path);
+	for (hssize_t i = 0; i < nfns; i++) {
+		free(fns[i].name);
+		free(fns[i].level);
+	}
+	for (hssize_t i = 0; i < paths.n; i++)
+		free(paths.v[i]);
+	free(paths.v);
+	free(fns);
+	H5Fclose(f);
+	return rc;
 }
 
 /* ---- output ---- */
@@ -317,8 +559,9 @@ static void json_files(const char *key, struct file_row *files, size_t n, int to
 	putchar(']');
 }
 
-static void print_json(struct summary *s, const struct dc_job *job, int top)
+static void print_json(struct summary *s, int top)
 {
+	const struct job_info *job = &s->job;
 	double span = (job->last_ns - job->first_ns) / 1e9;
 	int nslow, *slow = slowest_ranks(s, &nslow);
 
@@ -380,8 +623,9 @@ static void text_files(const char *title, struct file_row *files, size_t n, int 
 		       (unsigned long long)files[i].t.bytes, files[i].t.time_ns / 1e9, files[i].path);
 }
 
-static void print_text(struct summary *s, const struct dc_job *job, int top)
+static void print_text(struct summary *s, int top)
 {
+	const struct job_info *job = &s->job;
 	double span = (job->last_ns - job->first_ns) / 1e9;
 	int nslow, *slow = slowest_ranks(s, &nslow);
 
@@ -446,6 +690,14 @@ static void free_summary(struct summary *s)
 	free(s->ranks);
 	dc_hashtab_free(s->fn_ids);
 	dc_hashtab_free(s->file_ids);
+	free(s->base_level);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int main(int argc, char **argv)
@@ -456,9 +708,8 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *input = NULL, *base = getenv("DC_OUTPUT_DIR");
-	char dir[PATH_MAX], err[PATH_MAX + 256];
+	char dir[PATH_MAX];
 	struct summary s = { 0 };
-	struct dc_job job;
 	int c, json = 0, top = 10, rc;
 
 	while ((c = getopt_long(argc, argv, "i:f:n:h", longopts, NULL)) != -1) {
@@ -477,28 +728,25 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "dc-summary: give one JOB_ID\nTry 'dc-summary --help'.\n");
+		fprintf(stderr, "dc-summary: give one JOB_ID or merged .h5 file\nTry 'dc-summary --help'.\n");
 		return 2;
 	}
-	if (input)
-		snprintf(dir, sizeof(dir), "%s", input);
-	else
-		snprintf(dir, sizeof(dir), "%s/%s", base && *base ? base : "datacrumbs", argv[optind]);
-	if (dc_job_open(dir, argv[optind], &job, err, sizeof(err))) {
-		fprintf(stderr, "dc-summary: %s\n", err);
-		return 1;
-	}
-	rc = collect(&s, &job);
-	if (rc) {
-		fprintf(stderr, "dc-summary: out of memory\n");
+	if (is_file(argv[optind])) {
+		rc = from_h5(&s, argv[optind]);
 	} else {
+		if (input)
+			snprintf(dir, sizeof(dir), "%s", input);
+		else
+			snprintf(dir, sizeof(dir), "%s/%s", base && *base ? base : "datacrumbs", argv[optind]);
+		rc = from_node_files(&s, dir, argv[optind]);
+	}
+	if (!rc) {
 		qsort(s.fns, s.nfns, sizeof(*s.fns), by_fn);
 		if (json)
-			print_json(&s, &job, top);
+			print_json(&s, top);
 		else
-			print_text(&s, &job, top);
+			print_text(&s, top);
 	}
 	free_summary(&s);
-	dc_job_close(&job);
 	return rc ? 1 : 0;
 }

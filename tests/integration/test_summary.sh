@@ -34,3 +34,15 @@ for r in 0 1 2 3; do
 	assert_eq "$(q "[f['bytes'] for f in d['top_files_by_bytes'] if f['path'] == '$TMP/m/rank_$r.dat' and f['level'] == 'posix'][0]")" \
 		"$((10000 * (r + 1)))" "bytes of rank $r's file"
 done
+
+# The merged HDF5 file gives the same summary as the node files.
+(cd "$TMP" && "$DC_MERGE" mpisum -i "$TMP/out/mpisum" -f hdf5 -q)
+"$DC_SUMMARY" "$TMP/mpisum.h5" --format json --top 100 >"$TMP/fromh5.json"
+python3 - "$TMP/sum.json" "$TMP/fromh5.json" <<'PY' || fail "summaries of node files and merged file differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for key in ("functions", "levels", "ranks", "top_files_by_bytes", "events", "lost_events", "mpi_ranks", "job_id", "span_s"):
+    if a[key] != b[key]:
+        sys.exit(f"{key} differs")
+PY
+echo "ok: dc-summary of the merged HDF5 file equals that of the node files"
