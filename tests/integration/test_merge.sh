@@ -45,3 +45,8 @@ echo "ok: json.gz holds the same trace"
 python3 "$DC_TOOLS/trace_summary.py" all.json | diff json.txt - || fail "-t 0: dropped calls"
 "$DC_MERGE" merge -i "$TMP/out/merge" -o none.json -t 1000:2000 -q
 assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" none.json | wc -l | tr -d ' ')" "0" "calls in a window after the job"
+
+# Progress on request (by default only on a terminal); nothing on stdout.
+"$DC_MERGE" merge -i "$TMP/out/merge" -o p.json --progress >"$TMP/stdout.txt" 2>"$TMP/progress.txt"
+assert_contains "$TMP/progress.txt" "dc-merge: [####################] 100%" "progress bar"
+assert_eq "$(wc -c <"$TMP/stdout.txt" | tr -d ' ')" "0" "bytes on stdout"
