@@ -23,11 +23,9 @@ struct dc_recorder {
 	struct dc_writer *w;
 	struct dc_hashtab *files;   /* (pid key, fd or handle) -> path string id */
 	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
-	struct dc_hashtab *exits;   /* (pid, 0) -> wait status */
 	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
 	size_t npending;
-	unsigned long long calls;
 };
 
 struct dc_recorder *dc_recorder_new(struct dc_writer *w)
@@ -39,9 +37,8 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w)
 	r->w = w;
 	r->files = dc_hashtab_new(4096);
 	r->parents = dc_hashtab_new(256);
-	r->exits = dc_hashtab_new(256);
 	r->ranks = dc_hashtab_new(64);
-	if (!r->files || !r->parents || !r->exits || !r->ranks) {
+	if (!r->files || !r->parents || !r->ranks) {
 		dc_recorder_free(r);
 		return NULL;
 	}
@@ -54,7 +51,6 @@ void dc_recorder_free(struct dc_recorder *r)
 		return;
 	dc_hashtab_free(r->files);
 	dc_hashtab_free(r->parents);
-	dc_hashtab_free(r->exits);
 	dc_hashtab_free(r->ranks);
 	free(r);
 }
@@ -108,7 +104,6 @@ static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, siz
 	/* The ring buffer is mapped read-only: work on a copy. */
 	memcpy(&m, msg, msg->path_len ? sizeof(m) : sizeof(m) - DC_PATH_MAX);
 	resolve_path(r, &m);
-	r->calls++;
 	return dc_writer_event(r->w, &m.ev);
 }
 
@@ -138,7 +133,6 @@ static void note_rank_exit(struct dc_recorder *r, const struct dc_proc *p)
 static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 {
 	note_rank_exit(r, p);
-	dc_hashtab_put(r->exits, p->pid, 0, (uint32_t)p->exit_code);
 	dc_hashtab_del_k1(r->files, FD_KEY(p->pid));
 	dc_hashtab_del_k1(r->files, HANDLE_KEY(p->pid));
 	if (r->npending < MAX_PENDING_EXITS)
@@ -249,22 +243,6 @@ int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts
 	dc_hashtab_put(r->ranks, m->pid, 0, RANK_VALUE(m->rank, m->world_size, fin));
 	return write_rank(r, m->pid, m->rank, m->world_size, fin ? DC_RANK_FINALIZE : DC_RANK_REGISTER,
 			  m->clock_offset_ns, m->clock_error_ns, ts);
-}
-
-bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status)
-{
-	uint64_t st;
-
-	if (!dc_hashtab_get(r->exits, pid, 0, &st))
-		return false;
-	if (status)
-		*status = (int)st;
-	return true;
-}
-
-unsigned long long dc_recorder_calls(const struct dc_recorder *r)
-{
-	return r->calls;
 }
 
 size_t dc_recorder_take_exited(struct dc_recorder *r, __u32 *pids, size_t max)

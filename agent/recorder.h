@@ -25,9 +25,6 @@ int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
 struct dc_ctl_msg;
 /* A rank registered or finalized through the control socket. */
 int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts);
-/* Set when the process ends; 0 until then. */
-bool dc_recorder_exited(const struct dc_recorder *r, __u32 pid, int *status);
-unsigned long long dc_recorder_calls(const struct dc_recorder *r);
 /* Processes that exited since the last call (for PROFILE clean-up). */
 size_t dc_recorder_take_exited(struct dc_recorder *r, __u32 *pids, size_t max);
 

@@ -377,11 +377,6 @@ int dc_writer_error(const struct dc_writer *w)
 	return w->err;
 }
 
-unsigned long long dc_writer_events_written(const struct dc_writer *w)
-{
-	return w->events;
-}
-
 /* ---- reading ---- */
 
 struct dc_reader {
@@ -640,14 +635,6 @@ const char *dc_reader_string(const struct dc_reader *r, __u32 id)
 __u32 dc_reader_nstrings(const struct dc_reader *r)
 {
 	return r->nstrings;
-}
-
-int dc_reader_seek(struct dc_reader *r, long long offset)
-{
-	if (lseek(r->fd, offset, SEEK_SET) < 0)
-		return -1;
-	r->off = offset;
-	return 0;
 }
 
 void dc_reader_close(struct dc_reader *r)

@@ -125,7 +125,6 @@ int dc_writer_close(struct dc_writer *w, unsigned long long *events);
 /* errno of the first failed write (ENOSPC, EIO...), 0 if none. After it the
  * file is truncated to its last whole chunk and later writes are refused. */
 int dc_writer_error(const struct dc_writer *w);
-unsigned long long dc_writer_events_written(const struct dc_writer *w);
 
 /* ---- reading ---- */
 
@@ -165,7 +164,6 @@ const char *dc_reader_problem(const struct dc_reader *r);
 /* String by id; "" for 0 or an id the file never defined. */
 const char *dc_reader_string(const struct dc_reader *r, __u32 id);
 __u32 dc_reader_nstrings(const struct dc_reader *r);
-int dc_reader_seek(struct dc_reader *r, long long offset);
 void dc_reader_close(struct dc_reader *r);
 
 const char *dc_chunk_type_name(unsigned type);
