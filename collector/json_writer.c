@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,30 @@ struct escaped {
 	size_t len;
 };
 
-struct json_writer {
+/*
+ * The output is written (and gzipped) by a thread of its own, one buffer
+ * behind the formatting: most of a JSON merge's time is the kernel copying
+ * the output, and it need not stop the formatting.
+ */
+struct sink {
 	FILE *f;
 	gzFile gz;
+	pthread_t thread;
+	bool threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const char *data; /* handed over and not written yet */
+	size_t len;
+	bool quit;
+	int err;
+};
+
+struct json_writer {
+	struct sink out;
 	const struct dc_job *job;
-	char *buf;
+	char *bufs[2];
+	char *buf; /* bufs[cur], being filled */
+	int cur;
 	size_t len;
 	int err;
 	bool first;
@@ -37,12 +57,72 @@ struct json_writer {
 	struct escaped **escaped; /* per node, per string id: JSON-escaped text */
 };
 
+static int sink_write(struct sink *o, const char *p, size_t n)
+{
+	if (o->gz ? gzwrite(o->gz, p, n) != (int)n : fwrite(p, 1, n, o->f) != n)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static void *sink_main(void *arg)
+{
+	struct sink *o = arg;
+
+	pthread_mutex_lock(&o->mu);
+	for (;;) {
+		while (!o->data && !o->quit)
+			pthread_cond_wait(&o->cv, &o->mu);
+		if (!o->data)
+			break;
+		const char *p = o->data;
+		size_t n = o->len;
+		int err;
+
+		pthread_mutex_unlock(&o->mu);
+		err = sink_write(o, p, n);
+		pthread_mutex_lock(&o->mu);
+		if (err && !o->err)
+			o->err = err;
+		o->data = NULL;
+		pthread_cond_broadcast(&o->cv);
+	}
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+/* Waits until the buffer handed over last is written. */
+static void sink_idle(struct sink *o)
+{
+	pthread_mutex_lock(&o->mu);
+	while (o->data)
+		pthread_cond_wait(&o->cv, &o->mu);
+	pthread_mutex_unlock(&o->mu);
+}
+
+static void sink_hand(struct sink *o, const char *p, size_t n)
+{
+	pthread_mutex_lock(&o->mu);
+	while (o->data)
+		pthread_cond_wait(&o->cv, &o->mu);
+	o->data = p;
+	o->len = n;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+}
+
 static void flush_buf(struct json_writer *w)
 {
 	if (!w->len || w->err)
 		return;
-	if (w->gz ? gzwrite(w->gz, w->buf, w->len) != (int)w->len : fwrite(w->buf, 1, w->len, w->f) != w->len)
-		w->err = errno ? errno : EIO;
+	if (!w->out.threaded) {
+		w->err = sink_write(&w->out, w->buf, w->len);
+		w->len = 0;
+		return;
+	}
+	/* Once it is handed over, the other buffer (handed before) is free. */
+	sink_hand(&w->out, w->buf, w->len);
+	w->cur ^= 1;
+	w->buf = w->bufs[w->cur];
 	w->len = 0;
 }
 
@@ -54,10 +134,11 @@ static inline void room(struct json_writer *w, size_t n)
 
 static inline void put(struct json_writer *w, const char *s, size_t n)
 {
-	if (n > OUT_BUF / 2) { /* a huge string: straight through */
+	if (n > OUT_BUF / 2) { /* a huge string: straight through, in order */
 		flush_buf(w);
-		if (!w->err && (w->gz ? gzwrite(w->gz, s, n) != (int)n : fwrite(s, 1, n, w->f) != n))
-			w->err = EIO;
+		sink_idle(&w->out);
+		if (!w->err)
+			w->err = sink_write(&w->out, s, n);
 		return;
 	}
 	room(w, n);
@@ -278,30 +359,36 @@ static void *open_writer(const char *path, const struct dc_job *job, bool gz, ch
 {
 	struct json_writer *w = calloc(1, sizeof(*w));
 
-	if (!w || !(w->buf = malloc(OUT_BUF)) || !(w->ids = dc_hashtab_new(1024)) ||
-	    !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped)))) {
+	if (!w || !(w->bufs[0] = malloc(OUT_BUF)) || !(w->bufs[1] = malloc(OUT_BUF)) ||
+	    !(w->ids = dc_hashtab_new(1024)) || !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped)))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < job->nnodes; i++)
 		w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(struct escaped));
+	w->buf = w->bufs[0];
 	w->job = job;
 	w->first = true;
 	w->next_id = 1;
 	if (gz)
-		w->gz = gzopen(path, "wb1");
+		w->out.gz = gzopen(path, "wb1");
 	else
-		w->f = fopen(path, "w");
-	if (!w->gz && !w->f) {
+		w->out.f = fopen(path, "w");
+	if (!w->out.gz && !w->out.f) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		goto fail;
 	}
+	pthread_mutex_init(&w->out.mu, NULL);
+	pthread_cond_init(&w->out.cv, NULL);
+	/* Without a thread, the output is written in place: slower, the same. */
+	w->out.threaded = pthread_create(&w->out.thread, NULL, sink_main, &w->out) == 0;
 	PUT(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	all_process_metadata(w);
 	return w;
 fail:
 	if (w) {
-		free(w->buf);
+		free(w->bufs[0]);
+		free(w->bufs[1]);
 		dc_hashtab_free(w->ids);
 		free(w->escaped);
 	}
@@ -443,10 +530,22 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	if (ok)
 		other_data(w);
 	flush_buf(w);
-	if (w->gz && gzclose(w->gz) != Z_OK && !w->err)
+	if (w->out.threaded) {
+		sink_idle(&w->out);
+		pthread_mutex_lock(&w->out.mu);
+		w->out.quit = true;
+		pthread_cond_broadcast(&w->out.cv);
+		pthread_mutex_unlock(&w->out.mu);
+		pthread_join(w->out.thread, NULL);
+	}
+	if (w->out.err && !w->err)
+		w->err = w->out.err;
+	if (w->out.gz && gzclose(w->out.gz) != Z_OK && !w->err)
 		w->err = EIO;
-	if (w->f && fclose(w->f) && !w->err)
+	if (w->out.f && fclose(w->out.f) && !w->err)
 		w->err = errno;
+	pthread_mutex_destroy(&w->out.mu);
+	pthread_cond_destroy(&w->out.cv);
 	if (w->err) {
 		snprintf(err, errlen, "writing the JSON output: %s", strerror(w->err));
 		rc = -1;
@@ -458,7 +557,8 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	}
 	free(w->escaped);
 	dc_hashtab_free(w->ids);
-	free(w->buf);
+	free(w->bufs[0]);
+	free(w->bufs[1]);
 	free(w);
 	return rc;
 }
