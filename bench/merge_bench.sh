@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # dc-merge throughput and peak memory on synthetic node files, into JSON and
 # HDF5, at two trace sizes (so that memory can be seen not to grow with the
-# trace). Usage: merge_bench.sh BUILD_DIR [NODES] [EVENTS_PER_NODE] [DIR]
+# trace). DIR (default: a new temporary folder) holds inputs and outputs:
+# on tmpfs it measures dc-merge itself, on disk the disk as well.
+# Usage: merge_bench.sh BUILD_DIR [NODES] [EVENTS_PER_NODE] [DIR]
 set -euo pipefail
 build=${1:?usage: merge_bench.sh BUILD_DIR [NODES] [EVENTS_PER_NODE] [DIR]}
 nodes=${2:-16}
@@ -18,6 +20,7 @@ run() { # label job format
 	rm -f "$out"
 }
 
+mkdir -p "$dir/in"
 small=$((per_node / 8))
 "$build/bench/gen_nodefiles" "$dir/in" big "$nodes" "$per_node"
 "$build/bench/gen_nodefiles" "$dir/in" small "$nodes" "$small"
