@@ -108,7 +108,7 @@ static int to_string(struct ctx *c, yaml_node_t *v, const char *key, char **out)
 static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
-	[DC_SLOT_DTYPE] = "datatype",
+	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out",
 };
 
 static const char *const ret_kinds[] = {
@@ -141,7 +141,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		fn->argbits |= (__u64)pos << (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS);
 		return 0;
 	}
-	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, bytes, count, offset, datatype, ret)", key);
+	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, handle_out, bytes, count, offset, datatype, ret)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)

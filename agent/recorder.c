@@ -91,7 +91,7 @@ static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 	/* An open-like call that succeeded names what its fd/handle now is. */
 	if (has_fd && e->fd >= 0 && (e->flags & DC_EV_PATHARG) && e->ret == e->fd)
 		dc_hashtab_put(r->files, FD_KEY(e->pid), (uint32_t)e->fd, e->path);
-	if (has_handle && m->handle && (__u64)e->ret == m->handle)
+	if (has_handle && m->handle && (e->flags & DC_EV_NEW_HANDLE))
 		dc_hashtab_put(r->files, HANDLE_KEY(e->pid), m->handle, e->path);
 }
 

@@ -125,7 +125,14 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 		flags |= DC_EV_HANDLE;
 	} else if (rk == DC_RET_HANDLE && ret) {
 		m->handle = ret;
-		flags |= DC_EV_HANDLE;
+		flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE;
+	} else if (dc_slot(cookie, DC_SLOT_HANDLE_OUT) && ret == 0) {
+		/* The call succeeded and stored its new handle where told. */
+		__u64 h = 0;
+
+		bpf_probe_read_user(&h, sizeof(h), (const void *)dc_arg(cookie, args, DC_SLOT_HANDLE_OUT));
+		m->handle = h;
+		flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE;
 	}
 	m->ev.flags = flags;
 }

@@ -28,6 +28,7 @@ enum dc_slot {
 	DC_SLOT_MUL,    /* multiplies DC_SLOT_BYTES (fread/fwrite nmemb) */
 	DC_SLOT_OFFSET, /* file offset */
 	DC_SLOT_DTYPE,  /* MPI datatype: DC_SLOT_BYTES counts items of its size */
+	DC_SLOT_HANDLE_OUT, /* where the call stores a new handle (MPI_File *) */
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -54,6 +55,7 @@ enum dc_ret {
 #define DC_EV_SYSCALL 0x08 /* kernel level: a system call */
 #define DC_EV_PATHARG 0x10 /* path was an argument, not looked up from fd */
 #define DC_EV_KERNEL  0x20 /* kernel level, not a call: block request, page cache */
+#define DC_EV_NEW_HANDLE 0x40 /* the handle is one the call just made (fopen, MPI_File_open) */
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {

@@ -40,7 +40,7 @@ python3 "$DC_TOOLS/trace_summary.py" odd.json --processes >/dev/null
 mkdir -p "$TMP/mpiio"
 mpi mpiio posix,syscalls,mpiio "$DC_WORKLOADS/mpi_io" "$TMP/mpiio" 1024
 assert_eq "$(calls mpiio MPI_File_open "^$TMP/mpiio/shared\\.dat\$")" "4 0 0" "MPI_File_open, one per rank"
-assert_eq "$(calls mpiio MPI_File_write_at_all '')" "4 16384 16384" "MPI_File_write_at_all: 1024 MPI_INTs per rank"
+assert_eq "$(calls mpiio MPI_File_write_at_all "^$TMP/mpiio/shared\\.dat\$")" "4 16384 16384" "MPI_File_write_at_all: 1024 MPI_INTs per rank, path carried from MPI_File_open"
 for r in 0 1 2 3; do
 	off=$(grep "level=mpiio func=MPI_File_write_at_all " "$DUMP" | grep " pid=$(pid_of_rank $r) " | grep -o 'offset=[0-9]*')
 	assert_eq "$off" "offset=$((r * 4096))" "rank $r writes at its own offset"
