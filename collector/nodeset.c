@@ -29,10 +29,9 @@ const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id)
 
 const struct dc_process *dc_node_process(const struct dc_node *n, __u32 pid)
 {
-	for (size_t i = 0; i < n->nprocs; i++)
-		if (n->procs[i].pid == pid)
-			return &n->procs[i];
-	return NULL;
+	uint64_t i;
+
+	return n->proc_ids && dc_hashtab_get(n->proc_ids, pid, 0, &i) ? &n->procs[i] : NULL;
 }
 
 void dc_process_label(const struct dc_node *n, const struct dc_process *p, char *out, size_t len)
@@ -49,11 +48,19 @@ static struct dc_process *find_or_add_process(struct dc_node *n, __u32 pid)
 
 	if (p)
 		return p;
-	v = realloc(n->procs, (n->nprocs + 1) * sizeof(*v));
-	if (!v)
+	if (!n->proc_ids && !(n->proc_ids = dc_hashtab_new(64)))
 		return NULL;
-	n->procs = v;
-	p = &v[n->nprocs++];
+	if (n->nprocs == n->cap_procs) {
+		size_t cap = n->cap_procs ? n->cap_procs * 2 : 64;
+
+		if (!(v = realloc(n->procs, cap * sizeof(*v))))
+			return NULL;
+		n->procs = v;
+		n->cap_procs = cap;
+	}
+	if (dc_hashtab_put(n->proc_ids, pid, 0, n->nprocs))
+		return NULL;
+	p = &n->procs[n->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->rank = -1;
@@ -340,6 +347,7 @@ void dc_job_close(struct dc_job *job)
 		free(n->path);
 		dc_functable_free(&n->funcs);
 		free(n->procs);
+		dc_hashtab_free(n->proc_ids);
 		free(n->stats);
 		free(n->problem);
 	}

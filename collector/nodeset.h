@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hashtab.h"
 #include "nodefile.h"
 
 struct dc_process {
@@ -40,7 +41,8 @@ struct dc_node {
 	__u64 mpi_error_ns;   /* its error bound; UINT64_MAX when none */
 	struct dc_functable funcs;
 	struct dc_process *procs;
-	size_t nprocs;
+	size_t nprocs, cap_procs;
+	struct dc_hashtab *proc_ids; /* (pid, 0) -> index in procs: looked up per event */
 	struct dc_cpu_stats *stats;
 	unsigned nstats;
 	unsigned long long events, lost;
