@@ -676,7 +676,7 @@ static int exit_code(int status)
 	return 1;
 }
 
-static int setup(struct agent *a, char **argv)
+static int setup(struct agent *a)
 {
 	char msg[512];
 
@@ -720,7 +720,7 @@ int main(int argc, char **argv)
 	libbpf_set_print(a.opt.verbose > 1 ? libbpf_print : quiet_print);
 	handle_signals();
 
-	if (setup(&a, argv) || start_targets(&a)) {
+	if (setup(&a) || start_targets(&a)) {
 		cleanup(&a);
 		return 1;
 	}

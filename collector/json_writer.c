@@ -267,7 +267,7 @@ static uint32_t out_pid(struct json_writer *w, const struct dc_node *n, __u32 pi
 	return out_id(w, n, pid, &fresh);
 }
 
-static void thread_name(struct json_writer *w, const struct dc_node *n, uint32_t opid, uint32_t otid, __u32 tid)
+static void thread_name(struct json_writer *w, uint32_t opid, uint32_t otid, __u32 tid)
 {
 	begin_event(w);
 	PUT(w, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
@@ -288,7 +288,7 @@ static uint32_t out_tid(struct json_writer *w, const struct dc_node *n, __u32 pi
 		return opid;
 	otid = out_id(w, n, (uint64_t)tid | 1ull << 32, &fresh);
 	if (fresh)
-		thread_name(w, n, opid, otid, tid);
+		thread_name(w, opid, otid, tid);
 	return otid;
 }
 
