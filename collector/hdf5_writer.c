@@ -13,18 +13,20 @@
 #include <errno.h>
 #include <hdf5.h>
 #include <pthread.h>
-#include <zlib.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunk_pack.h"
 #include "hashtab.h"
 #include "output.h"
 
 #define ROWS_PER_CHUNK 32768
-/* Chunk buffers per table: one filling while the others are compressed. */
-#define NPACK 3
+/* Chunk buffers per table: one filling while the others are packed. */
+#define NSLOTS 4
+#define MAX_PACK_THREADS 3
 
 struct h5_event {
 	uint64_t ts_ns; /* from the job's time origin */
@@ -57,31 +59,26 @@ struct h5_counter {
 };
 
 /*
- * Chunks are shuffled and deflated here, on worker threads while the merge
+ * Chunks are shuffled and deflated by the packer's workers while the merge
  * fills the next chunk, and written whole, in order, with H5Dwrite_chunk:
  * the dataset declares the same shuffle+deflate filters, so any HDF5 reader
  * decodes them. The HDF5 library is never called from a worker.
  */
-struct packer {
-	pthread_t thread;
-	bool pending;  /* a chunk is being (or was) packed, not yet written */
-	bool threaded; /* ...by the thread, which is to be joined */
-	char *rows;
-	size_t nrows, row_size;
+struct slot {
+	char *rows; /* allocated on first use: a job may have no counters */
+	struct dc_pack_job job;
 	hsize_t offset; /* of its first row in the dataset */
-	char *shuffled;
-	char *packed;
-	size_t packed_cap, packed_len;
-	int err;
+	bool pending;   /* handed to the packer, not yet written */
 };
 
 struct table {
 	hid_t dset, type;
 	size_t row_size;
-	struct packer pk[NPACK];
-	unsigned fill;   /* pk[fill].rows is being filled */
+	struct dc_packer *packer;
+	struct slot s[NSLOTS];
+	unsigned fill;   /* s[fill].rows is being filled */
 	size_t nbuf;
-	hsize_t written; /* rows handed to packers */
+	hsize_t written; /* rows handed to the packer */
 };
 
 struct strings { /* a global string list with its index */
@@ -92,6 +89,7 @@ struct strings { /* a global string list with its index */
 
 struct h5_writer {
 	hid_t file;
+	struct dc_packer *packer;
 	const struct dc_job *job;
 	struct table events, counters;
 	struct strings paths, levels;
@@ -237,12 +235,11 @@ static hid_t counter_type(void)
 	return t;
 }
 
-static int table_create(struct table *t, hid_t file, const char *name, hid_t type, size_t row_size)
+static int table_create(struct table *t, hid_t file, const char *name, hid_t type, size_t row_size,
+			struct dc_packer *packer)
 {
 	hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = ROWS_PER_CHUNK;
 	hid_t space = H5Screate_simple(1, &dims, &maxdims), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-	size_t bytes = ROWS_PER_CHUNK * row_size;
-	int rc = 0;
 
 	/* Shuffle puts the bytes of like fields together: times and sizes
 	 * compress far better, and faster, after it. */
@@ -252,96 +249,43 @@ static int table_create(struct table *t, hid_t file, const char *name, hid_t typ
 	H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
 	t->type = type;
 	t->row_size = row_size;
-	for (int i = 0; i < NPACK; i++) {
-		struct packer *p = &t->pk[i];
-
-		p->rows = calloc(ROWS_PER_CHUNK, row_size);
-		p->shuffled = malloc(bytes);
-		p->packed_cap = compressBound(bytes);
-		p->packed = malloc(p->packed_cap);
-		rc |= !p->rows || !p->shuffled || !p->packed;
-	}
+	t->packer = packer;
 	t->dset = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	H5Pclose(dcpl);
 	H5Sclose(space);
-	return t->dset < 0 || rc ? -1 : 0;
+	return t->dset < 0 ? -1 : 0;
 }
 
-/* HDF5's shuffle filter: byte k of every element, then byte k+1... done a
- * block of rows at a time so that the rows being read stay in cache. */
-static void shuffle(const char *in, char *out, size_t n, size_t size)
+/* Waits for a slot's chunk to be packed and writes it. Called oldest first. */
+static int drain_one(struct table *t, struct slot *s)
 {
-	enum { BLOCK = 256 };
+	hsize_t size = s->offset + s->job.nrows;
 
-	for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
-		size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
-		const char *block = in + i0 * size;
-
-		for (size_t k = 0; k < size; k++) {
-			char *o = out + k * n + i0;
-			const char *p = block + k;
-
-			for (size_t i = 0; i < m; i++, p += size)
-				o[i] = *p;
-		}
-	}
-}
-
-static void *pack(void *arg)
-{
-	struct packer *pk = arg;
-	uLongf len = pk->packed_cap;
-
-	shuffle(pk->rows, pk->shuffled, pk->nrows, pk->row_size);
-	z_stream z = { 0 };
-	(void)len;
-	pk->err = deflateInit2(&z, 1, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK;
-	if (pk->err)
-		return NULL;
-	z.next_in = (Bytef *)pk->shuffled;
-	z.avail_in = pk->nrows * pk->row_size;
-	z.next_out = (Bytef *)pk->packed;
-	z.avail_out = pk->packed_cap;
-	pk->err = deflate(&z, Z_FINISH) != Z_STREAM_END;
-	pk->packed_len = z.total_out;
-	deflateEnd(&z);
-	return NULL;
-}
-
-/* Waits for a packer's chunk and writes it. Called oldest first. */
-static int drain_one(struct table *t, struct packer *p)
-{
-	hsize_t size = p->offset + p->nrows;
-
-	if (!p->pending)
+	if (!s->pending)
 		return 0;
-	if (p->threaded)
-		pthread_join(p->thread, NULL);
-	p->pending = p->threaded = false;
-	if (p->err || H5Dset_extent(t->dset, &size) < 0 ||
-	    H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &p->offset, p->packed_len, p->packed) < 0)
+	dc_packer_wait(t->packer, &s->job);
+	s->pending = false;
+	if (s->job.err || H5Dset_extent(t->dset, &size) < 0 ||
+	    H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &s->offset, s->job.out_len, s->job.out) < 0)
 		return -1;
 	return 0;
 }
 
-/* Hands the filled rows to a worker and makes the next buffer free. */
+/* Hands the filled rows to the packer and makes the next slot free. */
 static int table_flush(struct table *t)
 {
-	struct packer *p = &t->pk[t->fill];
+	struct slot *s = &t->s[t->fill];
 
 	if (!t->nbuf)
 		return 0;
-	p->nrows = t->nbuf;
-	p->row_size = t->row_size;
-	p->offset = t->written;
+	s->job.nrows = t->nbuf;
+	s->offset = t->written;
 	t->written += t->nbuf;
 	t->nbuf = 0;
-	p->pending = true;
-	p->threaded = pthread_create(&p->thread, NULL, pack, p) == 0;
-	if (!p->threaded)
-		pack(p); /* no thread to be had: pack here */
-	t->fill = (t->fill + 1) % NPACK;
-	return drain_one(t, &t->pk[t->fill]);
+	s->pending = true;
+	dc_packer_submit(t->packer, &s->job);
+	t->fill = (t->fill + 1) % NSLOTS;
+	return drain_one(t, &t->s[t->fill]);
 }
 
 /* Flushes and writes every chunk still being packed, in order. */
@@ -349,27 +293,40 @@ static int table_finish(struct table *t)
 {
 	if (table_flush(t))
 		return -1;
-	for (int i = 0; i < NPACK; i++)
-		if (drain_one(t, &t->pk[(t->fill + i) % NPACK]))
+	for (int i = 0; i < NSLOTS; i++)
+		if (drain_one(t, &t->s[(t->fill + i) % NSLOTS]))
 			return -1;
 	return 0;
 }
 
-static void *table_row(struct table *t)
+static int slot_alloc(struct slot *s, size_t row_size)
 {
-	if (t->nbuf == ROWS_PER_CHUNK && table_flush(t))
-		return NULL;
-	return t->pk[t->fill].rows + t->nbuf++ * t->row_size;
+	size_t bytes = ROWS_PER_CHUNK * row_size;
+
+	s->rows = malloc(bytes);
+	s->job = (struct dc_pack_job){ .rows = s->rows, .row_size = row_size, .out_cap = dc_pack_bound(bytes) };
+	s->job.out = malloc(s->job.out_cap);
+	return s->rows && s->job.out ? 0 : -1;
 }
 
+static void *table_row(struct table *t)
+{
+	struct slot *s;
+
+	if (t->nbuf == ROWS_PER_CHUNK && table_flush(t))
+		return NULL;
+	s = &t->s[t->fill];
+	if (!s->rows && slot_alloc(s, t->row_size))
+		return NULL;
+	return s->rows + t->nbuf++ * t->row_size;
+}
+
+/* After the packer is freed: no job of this table is still being packed. */
 static void table_close(struct table *t)
 {
-	for (int i = 0; i < NPACK; i++) {
-		if (t->pk[i].threaded)
-			pthread_join(t->pk[i].thread, NULL);
-		free(t->pk[i].rows);
-		free(t->pk[i].shuffled);
-		free(t->pk[i].packed);
+	for (int i = 0; i < NSLOTS; i++) {
+		free(t->s[i].rows);
+		free(t->s[i].job.out);
 	}
 	if (t->dset > 0)
 		H5Dclose(t->dset);
@@ -549,6 +506,7 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	struct h5_writer *w = wp;
 	int rc = ok && !w->err ? finish(w) : -1;
 
+	dc_packer_free(w->packer);
 	table_close(&w->events);
 	table_close(&w->counters);
 	if (w->file >= 0 && H5Fclose(w->file) < 0)
@@ -573,6 +531,15 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	return rc;
 }
 
+/* One packer a core, the merge itself having one of them too: packing is
+ * most of the work, and the merge waits on it when it falls behind. */
+static unsigned pack_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > MAX_PACK_THREADS ? MAX_PACK_THREADS : n;
+}
+
 static void *open_h5(const char *path, const struct dc_job *job, char *err, size_t errlen)
 {
 	struct h5_writer *w = calloc(1, sizeof(*w));
@@ -595,10 +562,13 @@ static void *open_h5(const char *path, const struct dc_job *job, char *err, size
 	intern(&w->paths, ""); /* index 0: no path */
 	if (map_functions(w))
 		goto nomem;
+	if (!(w->packer = dc_packer_new(pack_threads(), ROWS_PER_CHUNK * sizeof(struct h5_event))))
+		goto nomem;
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by us, once */
 	w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (w->file < 0 || table_create(&w->events, w->file, "events", event_type(), sizeof(struct h5_event)) ||
-	    table_create(&w->counters, w->file, "counters", counter_type(), sizeof(struct h5_counter))) {
+	if (w->file < 0 ||
+	    table_create(&w->events, w->file, "events", event_type(), sizeof(struct h5_event), w->packer) ||
+	    table_create(&w->counters, w->file, "counters", counter_type(), sizeof(struct h5_counter), w->packer)) {
 		snprintf(err, errlen, "cannot create the HDF5 file %s", path);
 		close_writer(w, 0, err, 0);
 		return NULL;
