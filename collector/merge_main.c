@@ -41,8 +41,9 @@ static const char usage[] =
 "  -V, --version          show the version\n"
 "\n"
 "The output is written to a temporary file and renamed when complete: a\n"
-"failed merge leaves no partial output. A node file cut short (agent killed)\n"
-"is merged up to its last whole chunk, with a warning.\n";
+"failed merge leaves no partial output. An output that is a device or a pipe\n"
+"(/dev/null, a FIFO) is written to as it is, JSON only. A node file cut short\n"
+"(agent killed) is merged up to its last whole chunk, with a warning.\n";
 
 #define MAX_RANK (1 << 20)
 
@@ -252,25 +253,56 @@ static void summary(const struct dc_job *job, const char *path, unsigned long lo
 		written, job->events, job->lost, span, path, st.st_size / 1048576.0);
 }
 
+/* An output that exists and is no regular file (/dev/null, a FIFO) is
+ * written to in place: renaming a file over it would replace the device. */
+static bool in_place(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* The complete temporary file takes the output's name. */
+static int publish(const struct options *o, const char *tmp, const char *path)
+{
+	if (o->group_read && chmod(tmp, 0640)) {
+		fprintf(stderr, "dc-merge: cannot make %s group-readable: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		fprintf(stderr, "dc-merge: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int run(const struct options *o, struct dc_job *job, const char *path)
 {
 	char tmp[PATH_MAX + 16], err[1024];
 	unsigned long long written = 0;
+	bool direct = in_place(path);
 	void *w;
 	int fd, rc;
 
-	/* Written beside its final name, private until complete. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		fprintf(stderr, "dc-merge: cannot create %s: %s\n", tmp, strerror(errno));
+	if (direct && o->ops == &dc_hdf5_output) {
+		fprintf(stderr, "dc-merge: %s is not a regular file, which HDF5 output needs\n", path);
 		return -1;
 	}
-	close(fd);
+	/* Written beside its final name, private until complete. */
+	snprintf(tmp, sizeof(tmp), "%s%s", path, direct ? "" : ".tmp.XXXXXX");
+	if (!direct) {
+		fd = mkstemp(tmp);
+		if (fd < 0) {
+			fprintf(stderr, "dc-merge: cannot create %s: %s\n", tmp, strerror(errno));
+			return -1;
+		}
+		close(fd);
+	}
 	w = o->ops->open(tmp, job, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "dc-merge: %s\n", err);
-		unlink(tmp);
+		if (!direct)
+			unlink(tmp);
 		return -1;
 	}
 	rc = merge(o, job, w, &written);
@@ -280,16 +312,11 @@ static int run(const struct options *o, struct dc_job *job, const char *path)
 		fprintf(stderr, "dc-merge: %s\n", err);
 		rc = -1;
 	}
-	if (!rc && o->group_read && chmod(tmp, 0640)) {
-		fprintf(stderr, "dc-merge: cannot make %s group-readable: %s\n", tmp, strerror(errno));
-		rc = -1;
-	}
-	if (!rc && rename(tmp, path)) {
-		fprintf(stderr, "dc-merge: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
-		rc = -1;
-	}
+	if (!rc && !direct)
+		rc = publish(o, tmp, path);
 	if (rc) {
-		unlink(tmp);
+		if (!direct)
+			unlink(tmp);
 		return -1;
 	}
 	if (!o->quiet)

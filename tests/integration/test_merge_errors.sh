@@ -23,6 +23,20 @@ expect "bad ranks" "--ranks: expected a list" 2 "$DC_MERGE" good -i "$job" -r 3-
 expect "no ranks" "has no MPI ranks" 1 "$DC_MERGE" good -i "$job" -r 0
 expect "output folder missing" "cannot create no/dir/x.json.tmp" 1 "$DC_MERGE" good -i "$job" -o no/dir/x.json
 
+# A device or a pipe is written to in place, never renamed over.
+"$DC_MERGE" good -i "$job" -o /dev/null -q
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+mkfifo pipe
+python3 "$DC_TOOLS/trace_summary.py" pipe >pipe.txt &
+reader=$!
+"$DC_MERGE" good -i "$job" -o pipe -q
+wait "$reader" || fail "the JSON read from a pipe does not parse"
+[ -p pipe ] || fail "the pipe was replaced"
+assert_eq "$(grep '^posix write ' pipe.txt | cut -d' ' -f3)" "300" "writes through a pipe"
+expect "hdf5 to a device" "/dev/null is not a regular file, which HDF5 output needs" 1 \
+	"$DC_MERGE" good -i "$job" -f hdf5 -o /dev/null
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+
 # A file of another job in the folder is skipped, not mixed in.
 cp "$NODEFILE" "$TMP/good.dcnode"
 mkdir mixed
