@@ -47,6 +47,7 @@ struct json_writer {
 	struct sink out;
 	const struct dc_job *job;
 	char *bufs[2];
+	size_t caps[2];
 	char *buf; /* bufs[cur], being filled */
 	int cur;
 	size_t len;
@@ -126,57 +127,113 @@ static void flush_buf(struct json_writer *w)
 	w->len = 0;
 }
 
-static inline void room(struct json_writer *w, size_t n)
+/*
+ * Room for n more bytes at the end of the buffer being filled, where the
+ * caller writes and then sets w->len: one check per record instead of one
+ * per field. A record longer than a buffer (a path of megabytes) grows it.
+ * NULL when memory runs out.
+ */
+static char *reserve(struct json_writer *w, size_t n)
 {
-	if (w->len + n > OUT_BUF)
+	if (w->len + n > w->caps[w->cur])
 		flush_buf(w);
+	if (n > w->caps[w->cur]) {
+		char *b = realloc(w->bufs[w->cur], n);
+
+		if (!b) {
+			w->err = ENOMEM;
+			return NULL;
+		}
+		w->buf = w->bufs[w->cur] = b;
+		w->caps[w->cur] = n;
+	}
+	return w->buf + w->len;
 }
 
-static inline void put(struct json_writer *w, const char *s, size_t n)
+static inline char *emit(char *o, const char *s, size_t n)
 {
-	if (n > OUT_BUF / 2) { /* a huge string: straight through, in order */
-		flush_buf(w);
-		sink_idle(&w->out);
-		if (!w->err)
-			w->err = sink_write(&w->out, s, n);
-		return;
-	}
-	room(w, n);
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* A literal: its length is known, so the copy is a few moves. */
+#define EMIT(o, lit) emit(o, lit, sizeof(lit) - 1)
+
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
+static inline char *fmt_u64(char *o, uint64_t v)
+{
+	unsigned n = 1;
+	char *end;
+
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	end = o + n;
+	o = end;
+	for (; v >= 100; v /= 100)
+		o = memcpy(o - 2, two_digits + 2 * (v % 100), 2);
+	if (v >= 10)
+		memcpy(o - 2, two_digits + 2 * v, 2);
+	else
+		o[-1] = '0' + v;
+	return end;
+}
+
+static inline char *fmt_i64(char *o, int64_t v)
+{
+	if (v >= 0)
+		return fmt_u64(o, v);
+	*o++ = '-';
+	return fmt_u64(o, -(uint64_t)v);
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static inline char *fmt_us(char *o, uint64_t ns)
+{
+	unsigned frac = ns % 1000;
+
+	o = fmt_u64(o, ns / 1000);
+	*o++ = '.';
+	*o++ = '0' + frac / 100;
+	return emit(o, two_digits + 2 * (frac % 100), 2);
+}
+
+#define NUM_MAX 24 /* a formatted number, sign and decimals included */
+
+static void put(struct json_writer *w, const char *s, size_t n)
+{
+	char *o = reserve(w, n);
+
+	if (o)
+		w->len = emit(o, s, n) - w->buf;
 }
 
 #define PUT(w, lit) put(w, lit, sizeof(lit) - 1)
 
-static inline void put_u64(struct json_writer *w, uint64_t v)
+static void put_u64(struct json_writer *w, uint64_t v)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	char *o = reserve(w, NUM_MAX);
 
-	do {
-		tmp[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	put(w, tmp + i, sizeof(tmp) - i);
+	if (o)
+		w->len = fmt_u64(o, v) - w->buf;
 }
 
-static inline void put_i64(struct json_writer *w, int64_t v)
+static void put_i64(struct json_writer *w, int64_t v)
 {
-	if (v < 0) {
-		PUT(w, "-");
-		put_u64(w, -(uint64_t)v);
-		return;
-	}
-	put_u64(w, v);
+	char *o = reserve(w, NUM_MAX);
+
+	if (o)
+		w->len = fmt_i64(o, v) - w->buf;
 }
 
-/* Nanoseconds as microseconds with three decimals. */
-static inline void put_us(struct json_writer *w, uint64_t ns)
+static void put_us(struct json_writer *w, uint64_t ns)
 {
-	char frac[4] = { '.', '0' + ns / 100 % 10, '0' + ns / 10 % 10, '0' + ns % 10 };
+	char *o = reserve(w, NUM_MAX);
 
-	put_u64(w, ns / 1000);
-	put(w, frac, 4);
+	if (o)
+		w->len = fmt_us(o, ns) - w->buf;
 }
 
 /* JSON string body; bytes that are not printable ASCII become \u00XX, so any
@@ -218,24 +275,31 @@ static void put_escaped(struct json_writer *w, const char *s)
 	free(e);
 }
 
-/* A node's strings are escaped once, on first use. */
+static const struct escaped no_string = { "", 0 };
+
+/* A node's strings are escaped once, on first use; NULL when memory runs out. */
+static const struct escaped *node_string(struct json_writer *w, const struct dc_node *n, __u32 id)
+{
+	struct escaped *e = &w->escaped[n->index][id];
+
+	if (id == 0 || id > dc_reader_nstrings(n->r))
+		return &no_string;
+	if (!e->text) {
+		if (!(e->text = escape(dc_reader_string(n->r, id)))) {
+			w->err = ENOMEM;
+			return NULL;
+		}
+		e->len = strlen(e->text);
+	}
+	return e;
+}
+
 static void put_node_string(struct json_writer *w, const struct dc_node *n, __u32 id)
 {
-	struct escaped *cache = w->escaped[n->index];
-	__u32 count = dc_reader_nstrings(n->r);
+	const struct escaped *e = node_string(w, n, id);
 
-	if (!cache || id == 0 || id > count) {
-		put_escaped(w, dc_reader_string(n->r, id));
-		return;
-	}
-	if (!cache[id].text) {
-		if (!(cache[id].text = escape(dc_reader_string(n->r, id)))) {
-			w->err = ENOMEM;
-			return;
-		}
-		cache[id].len = strlen(cache[id].text);
-	}
-	put(w, cache[id].text, cache[id].len);
+	if (e)
+		put(w, e->text, e->len);
 }
 
 static void begin_event(struct json_writer *w)
@@ -360,12 +424,12 @@ static void *open_writer(const char *path, const struct dc_job *job, bool gz, ch
 	struct json_writer *w = calloc(1, sizeof(*w));
 
 	if (!w || !(w->bufs[0] = malloc(OUT_BUF)) || !(w->bufs[1] = malloc(OUT_BUF)) ||
-	    !(w->ids = dc_hashtab_new(1024)) || !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped)))) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
+	    !(w->ids = dc_hashtab_new(1024)) || !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped))))
+		goto nomem;
 	for (size_t i = 0; i < job->nnodes; i++)
-		w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(struct escaped));
+		if (!(w->escaped[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(struct escaped))))
+			goto nomem;
+	w->caps[0] = w->caps[1] = OUT_BUF;
 	w->buf = w->bufs[0];
 	w->job = job;
 	w->first = true;
@@ -385,11 +449,15 @@ static void *open_writer(const char *path, const struct dc_job *job, bool gz, ch
 	PUT(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	all_process_metadata(w);
 	return w;
+nomem:
+	snprintf(err, errlen, "out of memory");
 fail:
 	if (w) {
 		free(w->bufs[0]);
 		free(w->bufs[1]);
 		dc_hashtab_free(w->ids);
+		for (size_t i = 0; w->escaped && i < job->nnodes; i++)
+			free(w->escaped[i]);
 		free(w->escaped);
 	}
 	free(w);
@@ -406,51 +474,60 @@ static void *open_json_gz(const char *path, const struct dc_job *job, char *err,
 	return open_writer(path, job, true, err, errlen);
 }
 
+/* The longest event without its strings: every number at its widest. */
+#define EVENT_MAX (160 + 9 * NUM_MAX)
+
 static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
 {
 	struct json_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
 	uint32_t opid = out_pid(w, n, e->pid), otid = out_tid(w, n, e->pid, e->tid, opid);
+	static const struct escaped unknown = { "unknown", 7 };
+	const struct escaped *name = f ? node_string(w, n, f->name) : &unknown;
+	const struct escaped *cat = f ? node_string(w, n, f->category) : &no_string;
+	const struct escaped *path = node_string(w, n, e->path);
+	char *o;
 
-	begin_event(w);
-	PUT(w, "{\"name\":\"");
-	if (f)
-		put_node_string(w, n, f->name);
-	else
-		PUT(w, "unknown");
-	PUT(w, "\",\"cat\":\"");
-	if (f)
-		put_node_string(w, n, f->category);
-	PUT(w, "\",\"ph\":\"X\",\"ts\":");
-	put_us(w, wall_ns - w->job->origin_ns);
-	PUT(w, ",\"dur\":");
-	put_us(w, e->dur);
-	PUT(w, ",\"pid\":");
-	put_u64(w, opid);
-	PUT(w, ",\"tid\":");
-	put_u64(w, otid);
-	PUT(w, ",\"args\":{\"ret\":");
-	put_i64(w, e->ret);
+	if (!name || !cat || !path || !(o = reserve(w, EVENT_MAX + name->len + cat->len + path->len)))
+		return -1;
+	if (!w->first)
+		o = EMIT(o, ",\n");
+	w->first = false;
+	o = EMIT(o, "{\"name\":\"");
+	o = emit(o, name->text, name->len);
+	o = EMIT(o, "\",\"cat\":\"");
+	o = emit(o, cat->text, cat->len);
+	o = EMIT(o, "\",\"ph\":\"X\",\"ts\":");
+	o = fmt_us(o, wall_ns - w->job->origin_ns);
+	o = EMIT(o, ",\"dur\":");
+	o = fmt_us(o, e->dur);
+	o = EMIT(o, ",\"pid\":");
+	o = fmt_u64(o, opid);
+	o = EMIT(o, ",\"tid\":");
+	o = fmt_u64(o, otid);
+	o = EMIT(o, ",\"args\":{\"ret\":");
+	o = fmt_i64(o, e->ret);
 	if (e->flags & DC_EV_FD) {
-		PUT(w, ",\"fd\":");
-		put_i64(w, e->fd);
+		o = EMIT(o, ",\"fd\":");
+		o = fmt_i64(o, e->fd);
 	}
 	if (e->req || e->bytes) {
-		PUT(w, ",\"req\":");
-		put_u64(w, e->req);
-		PUT(w, ",\"bytes\":");
-		put_u64(w, e->bytes);
+		o = EMIT(o, ",\"req\":");
+		o = fmt_u64(o, e->req);
+		o = EMIT(o, ",\"bytes\":");
+		o = fmt_u64(o, e->bytes);
 	}
 	if (e->flags & DC_EV_OFFSET) {
-		PUT(w, ",\"offset\":");
-		put_i64(w, e->offset);
+		o = EMIT(o, ",\"offset\":");
+		o = fmt_i64(o, e->offset);
 	}
 	if (e->path) {
-		PUT(w, ",\"path\":\"");
-		put_node_string(w, n, e->path);
-		PUT(w, "\"");
+		o = EMIT(o, ",\"path\":\"");
+		o = emit(o, path->text, path->len);
+		o = EMIT(o, "\"");
 	}
-	PUT(w, "}}");
+	o = EMIT(o, "}}");
+	w->len = o - w->buf;
 	return w->err ? -1 : 0;
 }
 
