@@ -13,9 +13,10 @@
 
 #include "hashtab.h"
 
-/* Events are cut into chunks of about this size: small enough that a killed
- * agent loses little, large enough that chunk headers cost nothing. */
-#define DC_EVENTS_PER_CHUNK 16384
+/* Events are cut into chunks of this many (576 KiB): small enough that a
+ * killed agent loses little and that a merge, which holds a chunk of every
+ * node at once, stays small; large enough that chunk headers cost nothing. */
+#define DC_EVENTS_PER_CHUNK 8192
 
 static const size_t rec_sizes[DC_CHUNK_TYPE_MAX] = {
 	[DC_CHUNK_FUNCS] = sizeof(struct dc_func),
