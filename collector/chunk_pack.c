@@ -3,10 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <zlib.h>
-
-#define HUGE_PAGE (2u << 20)
 
 /* Each worker keeps its deflate state and shuffle buffer for the whole
  * merge: allocating them per chunk cost page faults, and a thread per chunk
@@ -134,28 +131,11 @@ static void *work(void *arg)
 static int worker_init(struct worker *w, struct dc_packer *p)
 {
 	w->p = p;
-	w->shuffled = dc_pack_alloc(p->max_bytes);
+	w->shuffled = malloc(p->max_bytes ? p->max_bytes : 1);
 	/* Level 1 without its hash search: see deflate_planes. A memLevel of 7
 	 * halves the hash table that zlib slides every 32 KiB for nothing here. */
 	w->z_ok = deflateInit2(&w->z, 1, Z_DEFLATED, 15, 7, Z_RLE) == Z_OK;
 	return w->shuffled && w->z_ok ? 0 : -1;
-}
-
-/*
- * Chunk buffers are megabytes, written whole for every chunk: on huge pages
- * where the kernel offers them, their first use costs a few page faults
- * instead of hundreds, which on a virtual machine is most of a small merge.
- */
-void *dc_pack_alloc(size_t bytes)
-{
-	void *p;
-
-	if (bytes < HUGE_PAGE)
-		return malloc(bytes ? bytes : 1);
-	if (posix_memalign(&p, HUGE_PAGE, bytes))
-		return NULL;
-	madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
-	return p;
 }
 
 size_t dc_pack_bound(size_t bytes)

@@ -27,8 +27,6 @@ struct dc_pack_job {
  * thread can be had, a job is packed by the caller in submit. */
 struct dc_packer *dc_packer_new(unsigned threads, size_t max_bytes);
 size_t dc_pack_bound(size_t bytes);
-/* Memory for rows and packed chunks, freed with free(). */
-void *dc_pack_alloc(size_t bytes);
 void dc_packer_submit(struct dc_packer *p, struct dc_pack_job *j);
 /* Returns once j is packed; j->err is 0 when it went well. */
 void dc_packer_wait(struct dc_packer *p, struct dc_pack_job *j);
