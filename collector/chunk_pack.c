@@ -2,8 +2,12 @@
 #include "chunk_pack.h"
 
 #include <pthread.h>
+#include <string.h>
 #include <stdlib.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Each worker keeps its deflate state and shuffle buffer for the whole
  * merge: allocating them per chunk cost page faults, and a thread per chunk
@@ -14,6 +18,7 @@ struct worker {
 	z_stream z;
 	bool z_ok;
 	unsigned char *shuffled;
+	size_t shuffled_cap;
 };
 
 struct dc_packer {
@@ -26,18 +31,25 @@ struct dc_packer {
 	struct worker *w; /* w[0] packs in the caller when there are no threads */
 };
 
-/* HDF5's shuffle filter: byte k of every row, then byte k+1... done a block
- * of rows at a time so that the rows being read stay in cache. */
-static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_t size)
+/*
+ * HDF5's shuffle filter: byte k of every row, then byte k+1... Plane k is
+ * kept at out + k * stride, stride a little over the row count: planes a
+ * power of two apart would all fall in the same few cache sets.
+ */
+#define PLANE_PAD 64
+
+/* Done a block of rows at a time so that the rows being read stay in cache. */
+static void shuffle_bytes(const unsigned char *in, unsigned char *out, size_t stride, size_t size, size_t i0,
+			  size_t i1, size_t k0)
 {
 	enum { BLOCK = 256 };
 
-	for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
-		size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
+	for (; i0 < i1; i0 += BLOCK) {
+		size_t m = i1 - i0 < BLOCK ? i1 - i0 : BLOCK;
 		const unsigned char *block = in + i0 * size;
 
-		for (size_t k = 0; k < size; k++) {
-			unsigned char *o = out + k * n + i0;
+		for (size_t k = k0; k < size; k++) {
+			unsigned char *o = out + k * stride + i0;
 			const unsigned char *p = block + k;
 
 			for (size_t i = 0; i < m; i++, p += size)
@@ -45,6 +57,42 @@ static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_
 		}
 	}
 }
+
+#ifdef __SSE2__
+/*
+ * Blocks of 16 rows by 16 bytes, transposed in registers: four rounds of
+ * interleaving row i with row i + 8 turn rows into columns. A sixth of the
+ * instructions of the byte loop, which was a seventh of a merge's time.
+ */
+static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_t stride, size_t size)
+{
+	size_t whole = n / 16 * 16, cols = size / 16 * 16;
+
+	for (size_t i0 = 0; i0 < whole; i0 += 16)
+		for (size_t k = 0; k < cols; k += 16) {
+			__m128i x[16], y[16];
+
+			for (int r = 0; r < 16; r++)
+				x[r] = _mm_loadu_si128((const __m128i *)(in + (i0 + r) * size + k));
+			for (int round = 0; round < 4; round++) {
+				for (int r = 0; r < 8; r++) {
+					y[2 * r] = _mm_unpacklo_epi8(x[r], x[r + 8]);
+					y[2 * r + 1] = _mm_unpackhi_epi8(x[r], x[r + 8]);
+				}
+				memcpy(x, y, sizeof(x));
+			}
+			for (int c = 0; c < 16; c++)
+				_mm_storeu_si128((__m128i *)(out + (k + c) * stride + i0), x[c]);
+		}
+	shuffle_bytes(in, out, stride, size, 0, whole, cols); /* bytes past the last 16 */
+	shuffle_bytes(in, out, stride, size, whole, n, 0);    /* rows past the last 16 */
+}
+#else
+static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_t stride, size_t size)
+{
+	shuffle_bytes(in, out, stride, size, 0, n, 0);
+}
+#endif
 
 /* Whether a shuffled plane is mostly runs of one byte, judged on its start:
  * it only picks the faster way to deflate it, never what the reader gets. */
@@ -65,14 +113,14 @@ static bool runs_of_one_byte(const unsigned char *plane, size_t n)
  * which every inflater reads as usual; one that cannot be made only leaves
  * the stream on the strategy it had.
  */
-static int deflate_planes(z_stream *z, const unsigned char *shuffled, size_t nplanes, size_t n)
+static int deflate_planes(z_stream *z, const unsigned char *shuffled, size_t nplanes, size_t n, size_t stride)
 {
 	int current = Z_RLE;
 
 	if (deflateParams(z, 1, current) != Z_OK)
 		return -1;
 	for (size_t k = 0; k < nplanes; k++) {
-		const unsigned char *plane = shuffled + k * n;
+		const unsigned char *plane = shuffled + k * stride;
 		int want = runs_of_one_byte(plane, n) ? Z_RLE : Z_HUFFMAN_ONLY;
 		int rc;
 
@@ -89,15 +137,17 @@ static int deflate_planes(z_stream *z, const unsigned char *shuffled, size_t npl
 
 static void pack(struct worker *w, struct dc_pack_job *j)
 {
-	size_t len = j->nrows * j->row_size;
+	size_t len = j->nrows * j->row_size, stride = j->nrows + PLANE_PAD;
 
 	j->err = -1;
 	if (!w->z_ok || !len || len > w->p->max_bytes || deflateReset(&w->z) != Z_OK)
 		return;
-	shuffle(j->rows, w->shuffled, j->nrows, j->row_size);
+	if (stride * j->row_size > w->shuffled_cap)
+		stride = j->nrows;
+	shuffle(j->rows, w->shuffled, j->nrows, stride, j->row_size);
 	w->z.next_out = j->out;
 	w->z.avail_out = j->out_cap;
-	if (deflate_planes(&w->z, w->shuffled, j->row_size, j->nrows))
+	if (deflate_planes(&w->z, w->shuffled, j->row_size, j->nrows, stride))
 		return;
 	j->out_len = w->z.total_out;
 	j->err = 0;
@@ -131,16 +181,19 @@ static void *work(void *arg)
 static int worker_init(struct worker *w, struct dc_packer *p)
 {
 	w->p = p;
-	w->shuffled = malloc(p->max_bytes ? p->max_bytes : 1);
+	w->shuffled_cap = p->max_bytes + 256 * PLANE_PAD; /* padding for rows of up to 256 bytes */
+	w->shuffled = malloc(w->shuffled_cap);
 	/* Level 1 without its hash search: see deflate_planes. A memLevel of 7
 	 * halves the hash table that zlib slides every 32 KiB for nothing here. */
 	w->z_ok = deflateInit2(&w->z, 1, Z_DEFLATED, 15, 7, Z_RLE) == Z_OK;
 	return w->shuffled && w->z_ok ? 0 : -1;
 }
 
-size_t dc_pack_bound(size_t bytes)
+/* zlib's bound for a stream of other than default settings (deflateBound),
+ * and a stored block's header for each plane, which may end a block. */
+size_t dc_pack_bound(size_t bytes, size_t row_size)
 {
-	return compressBound(bytes);
+	return bytes + (bytes + 7) / 8 + (bytes + 63) / 64 + 11 + 5 * row_size;
 }
 
 struct dc_packer *dc_packer_new(unsigned threads, size_t max_bytes)

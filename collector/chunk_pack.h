@@ -15,7 +15,7 @@ struct dc_pack_job {
 	const void *rows;
 	size_t nrows, row_size;
 	void *out;      /* receives the deflate stream */
-	size_t out_cap; /* at least dc_pack_bound() of the rows' size */
+	size_t out_cap; /* at least dc_pack_bound() of the rows */
 	size_t out_len;
 	int err;
 	/* the packer's own */
@@ -26,7 +26,7 @@ struct dc_pack_job {
 /* Workers for up to max_bytes of rows a chunk; with threads 0, or when no
  * thread can be had, a job is packed by the caller in submit. */
 struct dc_packer *dc_packer_new(unsigned threads, size_t max_bytes);
-size_t dc_pack_bound(size_t bytes);
+size_t dc_pack_bound(size_t bytes, size_t row_size);
 void dc_packer_submit(struct dc_packer *p, struct dc_pack_job *j);
 /* Returns once j is packed; j->err is 0 when it went well. */
 void dc_packer_wait(struct dc_packer *p, struct dc_pack_job *j);

@@ -304,7 +304,7 @@ static int slot_alloc(struct slot *s, size_t row_size)
 	size_t bytes = ROWS_PER_CHUNK * row_size;
 
 	s->rows = malloc(bytes);
-	s->job = (struct dc_pack_job){ .rows = s->rows, .row_size = row_size, .out_cap = dc_pack_bound(bytes) };
+	s->job = (struct dc_pack_job){ .rows = s->rows, .row_size = row_size, .out_cap = dc_pack_bound(bytes, row_size) };
 	s->job.out = malloc(s->job.out_cap);
 	return s->rows && s->job.out ? 0 : -1;
 }
