@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <zlib.h>
 #ifdef __SSE2__
@@ -105,20 +106,49 @@ static bool runs_of_one_byte(const unsigned char *plane, size_t n)
 	return changes * 4 < m;
 }
 
+/* Adler-32 of n bytes of value c: no need to read them. */
+static uLong adler32_of_run(unsigned c, uint64_t n)
+{
+	const uint64_t base = 65521;
+	uint64_t a = (1 + c * (n % base)) % base;
+	uint64_t b = (n % base + c * ((n * (n + 1) / 2) % base)) % base;
+
+	return (uLong)(b << 16 | a);
+}
+
+static uLong plane_adler32(const unsigned char *plane, size_t n)
+{
+	if (n > 1 && memcmp(plane, plane + 1, n - 1) == 0)
+		return adler32_of_run(plane[0], n);
+	return adler32(adler32(0, NULL, 0), plane, n);
+}
+
 /*
- * One deflate stream a chunk, its strategy chosen plane by plane: run-length
- * matches where a field's byte rarely changes, Huffman codes alone where it
- * changes all the time (low bytes of times and sizes), which saves looking
- * for runs that are not there. A change of strategy ends a deflate block,
- * which every inflater reads as usual; one that cannot be made only leaves
- * the stream on the strategy it had.
+ * One zlib stream a chunk, as HDF5's deflate filter reads it: a raw deflate
+ * stream between zlib's two-byte header and the Adler-32 of the shuffled
+ * bytes. The checksum is taken here, plane by plane, because most planes
+ * are one byte repeated, whose checksum is a formula: zlib would read
+ * every byte of them for it.
+ *
+ * The strategy is chosen plane by plane too: run-length matches where a
+ * field's byte rarely changes, Huffman codes alone where it changes all the
+ * time (low bytes of times and sizes), which saves looking for runs that
+ * are not there. A change of strategy ends a deflate block, which every
+ * inflater reads as usual; one that cannot be made only leaves the stream
+ * on the strategy it had.
  */
 static int deflate_planes(z_stream *z, const unsigned char *shuffled, size_t nplanes, size_t n, size_t stride)
 {
+	static const unsigned char header[2] = { 0x78, 0x01 }; /* deflate, 32 KiB window, fastest */
+	unsigned char *trailer;
+	uLong check = adler32(0, NULL, 0);
 	int current = Z_RLE;
 
-	if (deflateParams(z, 1, current) != Z_OK)
+	if (z->avail_out < sizeof(header) + 4 || deflateParams(z, 1, current) != Z_OK)
 		return -1;
+	memcpy(z->next_out, header, sizeof(header));
+	z->next_out += sizeof(header);
+	z->avail_out -= sizeof(header) + 4;
 	for (size_t k = 0; k < nplanes; k++) {
 		const unsigned char *plane = shuffled + k * stride;
 		int want = runs_of_one_byte(plane, n) ? Z_RLE : Z_HUFFMAN_ONLY;
@@ -126,12 +156,16 @@ static int deflate_planes(z_stream *z, const unsigned char *shuffled, size_t npl
 
 		if (want != current && deflateParams(z, 1, want) == Z_OK)
 			current = want;
+		check = adler32_combine(check, plane_adler32(plane, n), n);
 		z->next_in = (unsigned char *)plane;
 		z->avail_in = n;
 		rc = deflate(z, k + 1 == nplanes ? Z_FINISH : Z_NO_FLUSH);
 		if (rc != (k + 1 == nplanes ? Z_STREAM_END : Z_OK) || z->avail_in)
 			return -1;
 	}
+	trailer = z->next_out;
+	for (int i = 0; i < 4; i++)
+		trailer[i] = check >> (24 - 8 * i);
 	return 0;
 }
 
@@ -149,7 +183,7 @@ static void pack(struct worker *w, struct dc_pack_job *j)
 	w->z.avail_out = j->out_cap;
 	if (deflate_planes(&w->z, w->shuffled, j->row_size, j->nrows, stride))
 		return;
-	j->out_len = w->z.total_out;
+	j->out_len = w->z.total_out + 6;
 	j->err = 0;
 }
 
@@ -183,9 +217,10 @@ static int worker_init(struct worker *w, struct dc_packer *p)
 	w->p = p;
 	w->shuffled_cap = p->max_bytes + 256 * PLANE_PAD; /* padding for rows of up to 256 bytes */
 	w->shuffled = malloc(w->shuffled_cap);
-	/* Level 1 without its hash search: see deflate_planes. A memLevel of 7
-	 * halves the hash table that zlib slides every 32 KiB for nothing here. */
-	w->z_ok = deflateInit2(&w->z, 1, Z_DEFLATED, 15, 7, Z_RLE) == Z_OK;
+	/* Level 1 without its hash search, raw: see deflate_planes. A memLevel
+	 * of 7 halves the hash table that zlib slides every 32 KiB for nothing
+	 * here. */
+	w->z_ok = deflateInit2(&w->z, 1, Z_DEFLATED, -15, 7, Z_RLE) == Z_OK;
 	return w->shuffled && w->z_ok ? 0 : -1;
 }
 

@@ -20,7 +20,10 @@ static void fill(unsigned char *rows, size_t n, size_t size, unsigned seed)
 		unsigned char *r = rows + i * size;
 
 		for (size_t k = 0; k < size; k++)
-			r[k] = k % 7 == 0 ? (unsigned char)rand() : k % 3 == 0 ? (unsigned char)(i / 100) : (unsigned char)k;
+			r[k] = k % 7 == 0   ? (unsigned char)rand()
+			       : k % 3 == 0 ? (unsigned char)(i / 100)
+			       : k % 5 == 0 ? 0xff
+					    : (unsigned char)k;
 		if (size >= 8)
 			memcpy(r, &(uint64_t){ 1000000ull + i * 1500 }, 8);
 	}
