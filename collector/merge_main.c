@@ -52,7 +52,7 @@ struct options {
 	const char *input;
 	const char *output;
 	const struct dc_output_ops *ops;
-	double t_from, t_to; /* seconds; t_to < 0: no end */
+	__u64 from_ns, to_ns; /* --time-range, from the job's start; to_ns UINT64_MAX: no end */
 	bool *ranks;         /* NULL: all */
 	int progress;        /* -1: if a terminal */
 	bool quiet;
@@ -87,20 +87,30 @@ static int parse_ranks(const char *s, struct options *o)
 	return 0;
 }
 
+static __u64 seconds_to_ns(double s)
+{
+	return s * 1e9 >= (double)UINT64_MAX ? UINT64_MAX : (__u64)(s * 1e9 + 0.5);
+}
+
 static int parse_range(const char *s, struct options *o)
 {
 	const char *colon = strchr(s, ':');
+	double from, to;
 	char *end;
 
 	if (!colon)
 		return -1;
-	o->t_from = colon == s ? 0 : strtod(s, &end);
+	from = colon == s ? 0 : strtod(s, &end);
 	if (colon != s && end != colon)
 		return -1;
-	o->t_to = colon[1] ? strtod(colon + 1, &end) : -1;
+	to = colon[1] ? strtod(colon + 1, &end) : -1;
 	if (colon[1] && *end)
 		return -1;
-	return o->t_from < 0 || (o->t_to >= 0 && o->t_to < o->t_from) ? -1 : 0;
+	if (!(from >= 0) || (to >= 0 && to < from))
+		return -1;
+	o->from_ns = seconds_to_ns(from);
+	o->to_ns = to < 0 ? UINT64_MAX : seconds_to_ns(to);
+	return 0;
 }
 
 static const struct dc_output_ops *format_ops(const char *name)
@@ -125,7 +135,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	};
 	int c;
 
-	*o = (struct options){ .ops = &dc_json_output, .t_to = -1, .progress = -1 };
+	*o = (struct options){ .ops = &dc_json_output, .to_ns = UINT64_MAX, .progress = -1 };
 	while ((c = getopt_long(argc, argv, "i:f:o:t:r:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
@@ -187,9 +197,9 @@ static void show_progress(unsigned long long done, unsigned long long total, boo
 static bool keep_event(const struct options *o, const struct dc_job *job, const struct dc_merge_item *it,
 		       __u32 pid, __u64 dur)
 {
-	double start = (double)(it->wall_ns - job->origin_ns) / 1e9, end = start + dur / 1e9;
+	__u64 start = it->wall_ns - job->origin_ns;
 
-	if (end < o->t_from || (o->t_to >= 0 && start > o->t_to))
+	if (start + dur < o->from_ns || start > o->to_ns)
 		return false;
 	if (o->ranks) {
 		const struct dc_process *p = dc_node_process(it->node, pid);
