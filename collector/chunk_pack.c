@@ -63,7 +63,8 @@ static void shuffle_bytes(const unsigned char *in, unsigned char *out, size_t st
 /*
  * Blocks of 16 rows by 16 bytes, transposed in registers: four rounds of
  * interleaving row i with row i + 8 turn rows into columns. A sixth of the
- * instructions of the byte loop, which was a seventh of a merge's time.
+ * instructions of the byte loop; what is left is mostly the memory traffic
+ * of reading a chunk and writing its planes.
  */
 static void shuffle(const unsigned char *in, unsigned char *out, size_t n, size_t stride, size_t size)
 {

@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <hdf5.h>
-#include <pthread.h>
 #include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,7 +302,7 @@ static int slot_alloc(struct slot *s, size_t row_size)
 {
 	size_t bytes = ROWS_PER_CHUNK * row_size;
 
-	s->rows = malloc(bytes);
+	s->rows = calloc(ROWS_PER_CHUNK, row_size); /* padding between fields stays zero */
 	s->job = (struct dc_pack_job){ .rows = s->rows, .row_size = row_size, .out_cap = dc_pack_bound(bytes, row_size) };
 	s->job.out = malloc(s->job.out_cap);
 	return s->rows && s->job.out ? 0 : -1;
