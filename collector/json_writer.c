@@ -280,10 +280,11 @@ static const struct escaped no_string = { "", 0 };
 /* A node's strings are escaped once, on first use; NULL when memory runs out. */
 static const struct escaped *node_string(struct json_writer *w, const struct dc_node *n, __u32 id)
 {
-	struct escaped *e = &w->escaped[n->index][id];
+	struct escaped *e;
 
 	if (id == 0 || id > dc_reader_nstrings(n->r))
 		return &no_string;
+	e = &w->escaped[n->index][id];
 	if (!e->text) {
 		if (!(e->text = escape(dc_reader_string(n->r, id)))) {
 			w->err = ENOMEM;
