@@ -11,6 +11,7 @@
 
 #include "merge.h"
 #include "nodeset.h"
+#include "output.h"
 
 #define NODES 11 /* more than the merge keeps spare buffers for */
 #define PER_NODE 40000
@@ -120,12 +121,87 @@ static void test_wrong_job_and_empty(void **state)
 	assert_non_null(strstr(err, "cannot open /nonexistent-dir"));
 }
 
+/* A record longer than the JSON writer's buffer (a path of megabytes, with
+ * characters to escape) comes out whole, in place, escaped. */
+static void test_json_record_longer_than_buffer(void **state)
+{
+	enum { LEN = 3 << 20 };
+	char jdir[] = "/tmp/dc-merge-json.XXXXXX", path[512], err[512], *long_path = malloc(LEN + 1), *text;
+	struct dc_node_header h = { .monotonic_ref_ns = 1000, .realtime_ref_ns = 1700000000000000000ull };
+	struct dc_merge_item it;
+	struct dc_writer *nw;
+	struct dc_merge *m;
+	struct dc_job job;
+	size_t escaped_len = 0;
+	void *jw;
+	FILE *f;
+	long size;
+
+	(void)state;
+	assert_non_null(mkdtemp(jdir));
+	for (size_t i = 0; i < LEN; i++)
+		long_path[i] = i % 1000 == 999 ? '"' : 'a' + i % 26;
+	long_path[LEN] = 0;
+	snprintf(h.job_id, sizeof(h.job_id), "long");
+	snprintf(h.hostname, sizeof(h.hostname), "n0");
+	snprintf(path, sizeof(path), "%s/n0.dcnode", jdir);
+	nw = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
+	assert_non_null(nw);
+	struct dc_func fn = { 0, dc_writer_string(nw, "open"), dc_writer_string(nw, "posix"), 0 };
+	dc_writer_func(nw, &fn);
+	for (int i = 0; i < 3; i++) {
+		struct dc_event e = { .ts = 2000 + i, .dur = 10, .pid = 7, .tid = 7, .path = dc_writer_string(nw, long_path) };
+
+		assert_int_equal(dc_writer_event(nw, &e), 0);
+	}
+	assert_int_equal(dc_writer_close(nw, NULL), 0);
+
+	assert_int_equal(dc_job_open(jdir, "long", &job, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/out.json", jdir);
+	jw = dc_json_output.open(path, &job, err, sizeof(err));
+	assert_non_null(jw);
+	m = dc_merge_new(&job);
+	while (dc_merge_next(m, &it) > 0)
+		assert_int_equal(dc_json_output.event(jw, it.node, it.rec, it.wall_ns), 0);
+	dc_merge_free(m);
+	assert_int_equal(dc_json_output.close(jw, 1, err, sizeof(err)), 0);
+	dc_job_close(&job);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	text = malloc(size + 1);
+	assert_int_equal(fread(text, 1, size, f), size);
+	text[size] = 0;
+	fclose(f);
+	/* Three events, each with the whole path, its quotes escaped. */
+	for (char *p = text; (p = strstr(p, "\"path\":\"")); escaped_len++) {
+		char *end = p += 8;
+
+		while (*end != '"' || end[-1] == '\\')
+			end++;
+		assert_int_equal(end - p, LEN + LEN / 1000);
+		assert_memory_equal(p, "abcdefghij", 10);
+		assert_memory_equal(p + 999, "\\\"", 2);
+		p = end;
+	}
+	assert_int_equal(escaped_len, 3);
+	assert_non_null(strstr(text, "\"otherData\""));
+	free(text);
+	free(long_path);
+	snprintf(path, sizeof(path), "rm -rf %s", jdir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_events_in_order),
 		cmocka_unit_test(test_processes_and_origin),
 		cmocka_unit_test(test_wrong_job_and_empty),
+		cmocka_unit_test(test_json_record_longer_than_buffer),
 	};
 	char cmd[128];
 	int rc;
