@@ -21,7 +21,7 @@ bytes=$(calls block block_rq '' "$pid" | cut -d' ' -f3)
 echo "ok: $bytes bytes of block requests (4 MiB of data and the file system's metadata)"
 inside=$(grep -E "func=(fsync|block_rq) " "$DUMP" | awk '
 	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  print kv["ts"], kv["ts"] + kv["dur"], kv["func"] }' | sort -n | awk '
+	  printf "%.0f %.0f %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["func"] }' | sort -n | awk '
 	$3 == "fsync" { end = $2; next } { if ($1 <= end) in_++; else out++ } END { print in_ + 0, out + 0 }')
 [ "$(echo "$inside" | cut -d' ' -f1)" -ge 1 ] || fail "no block request issued inside fsync ($inside)"
 echo "ok: block requests inside and outside fsync: $inside"

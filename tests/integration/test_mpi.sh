@@ -57,7 +57,7 @@ assert_eq "$(calls posix pwrite "^$TMP/h5/rank_[0-3]\\.h5\$" | cut -d' ' -f1)" "
 # with its pwrite64 inside it, on the same thread.
 nested=$(grep -E "^event " "$DUMP" | awk '
 	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  print kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+	  printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
 	$4 == "hdf5" { h_end[$3] = $2; next }
 	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= h_end[$3]) { p_end[$3] = $2; inside++ } next }
 	$4 == "syscall" && $5 == "pwrite64" && $6 == 32768 { if ($2 <= p_end[$3]) sys++ }
@@ -93,7 +93,7 @@ assert_eq "$(calls hdf5 H5Dwrite '^data$' | cut -d' ' -f1)" "4" "H5Dwrite per ra
 # a libc pwrite, which contains the pwrite64 system call, on one thread.
 nested=$(grep -E "^event " "$DUMP" | awk '
 	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  print kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+	  printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
 	$4 == "hdf5" && $5 == "H5Dwrite" { h[$3] = $2; next }
 	$4 == "mpiio" && $5 ~ /^MPI_File_write/ && $6 == 32768 { if ($2 <= h[$3]) { m[$3] = $2; l2++ } next }
 	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= m[$3]) { p[$3] = $2; l3++ } next }
