@@ -124,6 +124,16 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 
 	if (strcmp(key, "name") == 0)
 		return to_string(c, v, key, &fn->name);
+	if (strcmp(key, "closes") == 0) {
+		const char *s = scalar(v);
+
+		if (s && (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
+			if (strcmp(s, "true") == 0)
+				fn->argbits |= DC_COOKIE_CLOSES;
+			return 0;
+		}
+		return fail_at(c, v, "closes: expected true or false");
+	}
 	if (strcmp(key, "ret") == 0) {
 		for (size_t i = 0; i < sizeof(ret_kinds) / sizeof(ret_kinds[0]); i++) {
 			if (scalar(v) && strcmp(scalar(v), ret_kinds[i]) == 0) {
@@ -141,7 +151,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		fn->argbits |= (__u64)pos << (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS);
 		return 0;
 	}
-	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, handle_out, bytes, count, offset, datatype, ret)", key);
+	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, handle_out, bytes, count, offset, datatype, ret, closes)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)

@@ -19,9 +19,18 @@
 #define MAX_ANCESTORS 8
 #define MAX_PENDING_EXITS 4096
 
+/*
+ * What each fd and handle names. Events arrive as calls end, inner calls
+ * first: the close system call before the libc close around it, which must
+ * still name the file. So a close does not forget the name; it records when
+ * it began, and the name stays good for calls that began before it. A call
+ * that names the fd or handle again (open, fopen) starts a new name.
+ */
 struct dc_recorder {
 	struct dc_writer *w;
-	struct dc_hashtab *files;   /* (pid key, fd or handle) -> path string id */
+	struct dc_hashtab *files;     /* (pid key, fd or handle) -> path string id, 0 for none */
+	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
+	struct dc_hashtab *closed_at; /* ... -> start of its first close since */
 	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
 	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
@@ -36,9 +45,11 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w)
 		return NULL;
 	r->w = w;
 	r->files = dc_hashtab_new(4096);
+	r->named_at = dc_hashtab_new(4096);
+	r->closed_at = dc_hashtab_new(1024);
 	r->parents = dc_hashtab_new(256);
 	r->ranks = dc_hashtab_new(64);
-	if (!r->files || !r->parents || !r->ranks) {
+	if (!r->files || !r->named_at || !r->closed_at || !r->parents || !r->ranks) {
 		dc_recorder_free(r);
 		return NULL;
 	}
@@ -50,18 +61,52 @@ void dc_recorder_free(struct dc_recorder *r)
 	if (!r)
 		return;
 	dc_hashtab_free(r->files);
+	dc_hashtab_free(r->named_at);
+	dc_hashtab_free(r->closed_at);
 	dc_hashtab_free(r->parents);
 	dc_hashtab_free(r->ranks);
 	free(r);
 }
 
-/* fds survive fork and exec: a child finds what its ancestors opened. */
-static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd)
+static void name_it(struct dc_recorder *r, uint64_t key, uint64_t what, __u32 path, __u64 ts)
+{
+	dc_hashtab_put(r->files, key, what, path);
+	dc_hashtab_put(r->named_at, key, what, ts);
+}
+
+static void close_it(struct dc_recorder *r, uint64_t key, uint64_t what, __u64 ts)
+{
+	uint64_t named = 0, closed;
+
+	dc_hashtab_get(r->named_at, key, what, &named);
+	if (!dc_hashtab_get(r->closed_at, key, what, &closed) || closed < named || ts < closed)
+		dc_hashtab_put(r->closed_at, key, what, ts);
+}
+
+/* 1 and the path (0 if closed before the call at ts began) when this pid
+ * knows the fd or handle, 0 when it does not. */
+static int name_of(const struct dc_recorder *r, uint64_t key, uint64_t what, __u64 ts, uint64_t *path)
+{
+	uint64_t named = 0, closed;
+	bool known = dc_hashtab_get(r->files, key, what, path);
+
+	dc_hashtab_get(r->named_at, key, what, &named);
+	if (dc_hashtab_get(r->closed_at, key, what, &closed) && closed >= named && ts > closed) {
+		*path = 0;
+		return 1;
+	}
+	return known;
+}
+
+/* fds survive fork and exec: a child finds what its ancestors opened, unless
+ * it closed the fd itself. */
+static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd, __u64 ts)
 {
 	uint64_t id, ppid;
 
 	for (int i = 0; i < MAX_ANCESTORS; i++) {
-		if (dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id))
+		if (i == 0 ? name_of(r, FD_KEY(pid), (uint32_t)fd, ts, &id)
+			   : dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id))
 			return id;
 		if (!dc_hashtab_get(r->parents, pid, 0, &ppid))
 			break;
@@ -73,26 +118,29 @@ static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd)
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 {
 	struct dc_event *e = &m->ev;
-	bool has_fd = e->flags & DC_EV_FD, has_handle = e->flags & DC_EV_HANDLE;
+	bool has_fd = e->flags & DC_EV_FD && e->fd >= 0, has_handle = e->flags & DC_EV_HANDLE && m->handle;
+	uint64_t id;
 
 	if (m->path_len) {
 		m->path[DC_PATH_MAX - 1] = 0;
 		e->path = dc_writer_string(r->w, m->path);
-	} else if (has_handle) {
-		uint64_t id;
-
-		if (dc_hashtab_get(r->files, HANDLE_KEY(e->pid), m->handle, &id))
-			e->path = id;
+	} else if (has_handle && name_of(r, HANDLE_KEY(e->pid), m->handle, e->ts, &id)) {
+		e->path = id;
 	}
-	if (!e->path && has_fd && e->fd >= 0)
-		e->path = lookup_fd(r, e->pid, e->fd);
-	if (!e->path)
-		return;
-	/* An open-like call that succeeded names what its fd/handle now is. */
-	if (has_fd && e->fd >= 0 && (e->flags & DC_EV_PATHARG) && e->ret == e->fd)
-		dc_hashtab_put(r->files, FD_KEY(e->pid), (uint32_t)e->fd, e->path);
-	if (has_handle && m->handle && (e->flags & DC_EV_NEW_HANDLE))
-		dc_hashtab_put(r->files, HANDLE_KEY(e->pid), m->handle, e->path);
+	if (!e->path && has_fd)
+		e->path = lookup_fd(r, e->pid, e->fd, e->ts);
+	/* An open-like call that succeeded names what its fd/handle now is;
+	 * a new handle of no known path (fdopen of a pipe) names nothing. */
+	if (has_fd && (e->flags & DC_EV_PATHARG) && e->ret == e->fd && e->path)
+		name_it(r, FD_KEY(e->pid), (uint32_t)e->fd, e->path, e->ts);
+	if (has_handle && (e->flags & DC_EV_NEW_HANDLE))
+		name_it(r, HANDLE_KEY(e->pid), m->handle, e->path, e->ts);
+	if (e->flags & DC_EV_CLOSES) {
+		if (has_fd)
+			close_it(r, FD_KEY(e->pid), (uint32_t)e->fd, e->ts);
+		if (has_handle)
+			close_it(r, HANDLE_KEY(e->pid), m->handle, e->ts);
+	}
 }
 
 static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, size_t len)
@@ -133,8 +181,13 @@ static void note_rank_exit(struct dc_recorder *r, const struct dc_proc *p)
 static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 {
 	note_rank_exit(r, p);
-	dc_hashtab_del_k1(r->files, FD_KEY(p->pid));
-	dc_hashtab_del_k1(r->files, HANDLE_KEY(p->pid));
+	for (int i = 0; i < 2; i++) {
+		uint64_t key = i ? HANDLE_KEY(p->pid) : FD_KEY(p->pid);
+
+		dc_hashtab_del_k1(r->files, key);
+		dc_hashtab_del_k1(r->named_at, key);
+		dc_hashtab_del_k1(r->closed_at, key);
+	}
 	if (r->npending < MAX_PENDING_EXITS)
 		r->pending[r->npending++] = p->pid;
 }

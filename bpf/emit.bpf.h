@@ -134,6 +134,8 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 		m->handle = h;
 		flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE;
 	}
+	if (cookie & DC_COOKIE_CLOSES)
+		flags |= DC_EV_CLOSES;
 	m->ev.flags = flags;
 }
 

@@ -32,6 +32,8 @@ enum dc_slot {
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
+/* The function releases the fd or handle it names (close, fclose). */
+#define DC_COOKIE_CLOSES (1ull << (DC_COOKIE_RET_SHIFT + 3))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
 #define DC_MAX_SYSCALLS 512
@@ -56,6 +58,7 @@ enum dc_ret {
 #define DC_EV_PATHARG 0x10 /* path was an argument, not looked up from fd */
 #define DC_EV_KERNEL  0x20 /* kernel level, not a call: block request, page cache */
 #define DC_EV_NEW_HANDLE 0x40 /* the handle is one the call just made (fopen, MPI_File_open) */
+#define DC_EV_CLOSES  0x80 /* the call released its fd or handle (close, fclose) */
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {

@@ -35,12 +35,14 @@ static void test_uprobe_set(void **state)
 	write_yaml("set: posix\ncategory: posix\nlibrary: libc.so.6\nfunctions:\n"
 		   "  - {name: pread, fd: 1, bytes: 3, offset: 4, ret: bytes}\n"
 		   "  - {name: fread, bytes: 2, count: 3, handle: 4, ret: items}\n"
-		   "  - fsync\n");
+		   "  - fsync\n"
+		   "  - {name: close, fd: 1, ret: int, closes: true}\n"
+		   "  - {name: dup, fd: 1, closes: false}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_string_equal(set.name, "posix");
 	assert_string_equal(set.library, "libc.so.6");
 	assert_int_equal(set.kind, DC_SET_UPROBES);
-	assert_int_equal(set.nfns, 3);
+	assert_int_equal(set.nfns, 5);
 	assert_string_equal(set.fns[0].name, "pread");
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_FD), 1);
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_BYTES), 3);
@@ -52,6 +54,10 @@ static void test_uprobe_set(void **state)
 	assert_int_equal(set.fns[1].argbits >> DC_COOKIE_RET_SHIFT, DC_RET_ITEMS);
 	assert_string_equal(set.fns[2].name, "fsync");
 	assert_int_equal(set.fns[2].argbits, 0);
+	assert_int_equal(set.fns[3].argbits, DC_COOKIE_CLOSES | (__u64)DC_RET_INT << DC_COOKIE_RET_SHIFT |
+						     1ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_FD * DC_SLOT_BITS));
+	assert_int_equal(set.fns[4].argbits & DC_COOKIE_CLOSES, 0);
+	assert_int_equal(set.fns[0].argbits & DC_COOKIE_CLOSES, 0);
 	/* The function id bits stay free for the agent. */
 	assert_int_equal(set.fns[0].argbits & ((1u << DC_COOKIE_FUNC_BITS) - 1), 0);
 	dc_probe_set_free(&set);
@@ -98,6 +104,8 @@ static void test_errors_name_file_and_line(void **state)
 {
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: read, fd: 9}\n", 4,
 		     "fd: '9' is not a whole number from 1 to 6");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: close, closes: yes}\n", 4,
+		     "closes: expected true or false");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: read, ret: pointer}\n", 4,
 		     "ret: expected");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions: [read\n", 4, "");
