@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -72,6 +73,14 @@ static int each_pair(struct ctx *c, yaml_node_t *map,
 
 		if (!scalar(k))
 			return fail_at(c, k, "keys must be plain words");
+		/* YAML keeps the last of two equal keys: a typo would go unseen. */
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
+			const char *prev = scalar(yaml_document_get_node(c->doc, q->key));
+
+			if (prev && strcmp(prev, scalar(k)) == 0)
+				return fail_at(c, k, "key '%s' appears twice in this mapping (first on line %zu)",
+					       prev, yaml_document_get_node(c->doc, q->key)->start_mark.line + 1);
+		}
 		if (fn(c, scalar(k), v, arg))
 			return -1;
 	}
@@ -122,8 +131,14 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 	struct dc_fn_spec *fn = arg;
 	long pos;
 
-	if (strcmp(key, "name") == 0)
+	if (strcmp(key, "name") == 0 || strcmp(key, "match") == 0 || strcmp(key, "regex") == 0) {
+		if (fn->name)
+			return fail_at(c, v, "a function has one of name, match or regex");
+		fn->select = key[0] == 'n' ? DC_FN_NAME : key[0] == 'm' ? DC_FN_GLOB : DC_FN_REGEX;
 		return to_string(c, v, key, &fn->name);
+	}
+	if (strcmp(key, "syscall") == 0)
+		return to_string(c, v, key, &fn->syscall);
 	if (strcmp(key, "closes") == 0) {
 		const char *s = scalar(v);
 
@@ -151,7 +166,8 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		fn->argbits |= (__u64)pos << (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS);
 		return 0;
 	}
-	return fail_at(c, v, "unknown function key '%s' (name, path, fd, handle, handle_out, bytes, count, offset, datatype, ret, closes)", key);
+	return fail_at(c, v, "unknown function key '%s' (name, match, regex, syscall, path, fd, handle, "
+			     "handle_out, bytes, count, offset, datatype, ret, closes)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)
@@ -180,7 +196,21 @@ static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *se
 		if (each_pair(c, item, fn_key, fn))
 			return -1;
 		if (!fn->name)
-			return fail_at(c, item, "a function needs a name");
+			return fail_at(c, item, "a function needs a name (or a match: glob or regex: pattern)");
+		if (fn->select == DC_FN_REGEX) {
+			regex_t re;
+			int err = regcomp(&re, fn->name, REG_EXTENDED | REG_NOSUB);
+
+			if (err) {
+				char why[128];
+
+				regerror(err, &re, why, sizeof(why));
+				return fail_at(c, item, "regex '%s': %s", fn->name, why);
+			}
+			regfree(&re);
+		}
+		if (fn->syscall && fn->select != DC_FN_NAME)
+			return fail_at(c, item, "syscall: goes with one function's name");
 	}
 	return 0;
 }
@@ -235,6 +265,10 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 		return fail_at(c, root, "missing 'library:' (a soname such as libc.so.6, or a path)");
 	if (set->kind == DC_SET_SYSCALLS && set->all_functions)
 		return fail_at(c, root, "'syscalls: all' is not supported: name the system calls");
+	for (size_t i = 0; set->kind == DC_SET_SYSCALLS && i < set->nfns; i++)
+		if (set->fns[i].select != DC_FN_NAME || set->fns[i].syscall)
+			return fail_at(c, root, "system call '%s': match, regex and syscall belong to library sets",
+				       set->fns[i].name);
 	if (!set->category && !(set->category = strdup(set->kind == DC_SET_SYSCALLS ? "syscall" : set->name)))
 		return fail_at(c, root, "out of memory");
 	return 0;
@@ -263,8 +297,10 @@ int dc_probe_set_load(const char *path, struct dc_probe_set *set, char *err, siz
 
 void dc_probe_set_free(struct dc_probe_set *set)
 {
-	for (size_t i = 0; i < set->nfns; i++)
+	for (size_t i = 0; i < set->nfns; i++) {
 		free(set->fns[i].name);
+		free(set->fns[i].syscall);
+	}
 	free(set->fns);
 	free(set->name);
 	free(set->file);

@@ -15,8 +15,22 @@ enum dc_set_kind {
 	DC_SET_KERNEL,   /* a built-in group of kernel tracepoints: block, pagecache */
 };
 
+/* How a probe set names its functions. */
+enum dc_fn_select {
+	DC_FN_NAME,  /* name: one function */
+	DC_FN_GLOB,  /* match: every exported function whose name fits a glob */
+	DC_FN_REGEX, /* regex: ... or an extended regular expression */
+};
+
 struct dc_fn_spec {
-	char *name;
+	char *name; /* the name, glob or regular expression */
+	enum dc_fn_select select;
+	/*
+	 * A libc call that only makes this one system call, with the same fd,
+	 * bytes, offset and result: observed at the system call's tracepoint
+	 * (one probe per call), not with a uprobe.
+	 */
+	char *syscall;
 	/* Argument slots and return kind, laid out as in the attach cookie. */
 	__u64 argbits;
 };

@@ -2,7 +2,9 @@
 #include "probes.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
+#include <regex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "datacrumbs.skel.h"
 #include "dc_event.h"
 #include "hashtab.h"
+#include "probe_sites.h"
 #include "symbols.h"
 #include "uprobe_multi.h"
 
@@ -30,6 +33,14 @@ struct dc_probes {
 	char **categories;
 	size_t ncategories;
 	bool syscalls_attached;
+	/* System calls that observe a libc call (a thin wrapper) for a user set. */
+	bool wrapped[DC_MAX_SYSCALLS];
+	/* Each object's code is decoded once, whatever the sets that probe it. */
+	struct code_cache {
+		char *key; /* build id, else path */
+		struct dc_code *code;
+	} *codes;
+	size_t ncodes;
 };
 
 struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, bool verbose)
@@ -175,23 +186,93 @@ static void warn_missing(const struct dc_probe_set *set, const struct missing *m
 		set->name, m->n, m->n == 1 ? "" : "s", where, m->text, m->n > 12 ? ", ..." : "");
 }
 
+static const struct syscall_name {
+	const char *name;
+	int nr;
+} syscall_names[] = {
+#include "syscall_names.h"
+};
+
+static int syscall_nr(const char *name)
+{
+	for (size_t i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++)
+		if (strcmp(syscall_names[i].name, name) == 0)
+			return syscall_names[i].nr;
+	return -1;
+}
+
 /* Offsets and cookies of a library's functions, gathered for one attach. */
 struct targets {
 	unsigned long *offsets;
 	__u64 *cookies;
-	size_t n;
+	size_t n, cap;
+	struct dc_code *code;
+	const char *lib;
+	struct missing miss;  /* named functions not in the library */
+	struct missing refused; /* functions the kernel would not probe */
+	size_t moved;         /* probes placed off the entry */
+	size_t wrappers;      /* calls observed at their system call */
 };
 
-static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *set, const char *lib,
+static int attach_syscall_programs(struct dc_probes *p);
+
+/* The C argument registers a probe reads at entry (bit i-1 for position i). */
+static unsigned arg_registers(__u64 argbits)
+{
+	unsigned regs = 0;
+
+	for (int s = 0; s < DC_NR_SLOTS; s++) {
+		unsigned pos = (argbits >> (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS)) & 7;
+
+		if (pos >= 1 && pos <= 6)
+			regs |= 1u << (pos - 1);
+	}
+	return regs;
+}
+
+static struct dc_code *code_for(struct dc_probes *p, const char *lib)
+{
+	char err[512];
+	struct dc_code *code;
+	const char *key;
+
+	for (size_t i = 0; i < p->ncodes; i++)
+		if (strcmp(p->codes[i].key, lib) == 0)
+			return p->codes[i].code;
+	code = dc_code_open(lib, err, sizeof(err));
+	if (!code) {
+		fprintf(stderr, "dc-agent: warning: %s; its probes stay at function entries\n", err);
+		return NULL;
+	}
+	key = *dc_code_build_id(code) ? dc_code_build_id(code) : lib;
+	for (size_t i = 0; i < p->ncodes; i++) {
+		if (strcmp(p->codes[i].key, key) == 0) { /* the same object under another path */
+			dc_code_free(code);
+			return p->codes[i].code;
+		}
+	}
+	struct code_cache *v = realloc(p->codes, (p->ncodes + 1) * sizeof(*v));
+
+	if (!v || !(key = strdup(key))) {
+		dc_code_free(code);
+		return NULL;
+	}
+	p->codes = v;
+	p->codes[p->ncodes++] = (struct code_cache){ (char *)key, code };
+	return code;
+}
+
+static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *set,
 			      const struct dc_elf_syms *syms, const char *name, __u64 argbits,
-			      struct targets *t, struct missing *miss)
+			      struct targets *t)
 {
 	long offset = dc_elf_offset(syms, name);
-	uint64_t libkey = dc_hash_string(lib);
+	uint64_t libkey = dc_hash_string(t->lib);
+	struct dc_site site;
 	long id;
 
 	if (offset < 0) {
-		note_missing(miss, name);
+		note_missing(&t->miss, name);
 		return 0;
 	}
 	/* Aliases (open/open64, pwrite/pwrite64) share an address: probe it once. */
@@ -205,19 +286,127 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 	}
 	if (dc_hashtab_put(p->attached, libkey, offset, id))
 		return -1;
-	t->offsets[t->n] = offset;
+	dc_code_site(t->code, offset, arg_registers(argbits), &site);
+	if (site.offset != (unsigned long)offset)
+		t->moved++;
+	if (p->verbose)
+		fprintf(stderr, "dc-agent: site %s %s+0x%lx (%s): %s\n", set->name, name,
+			site.offset - offset, site.insn, dc_site_reason_text(site.reason));
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		unsigned long *o = realloc(t->offsets, cap * sizeof(*o));
+		__u64 *c = o ? realloc(t->cookies, cap * sizeof(*c)) : NULL;
+
+		if (o)
+			t->offsets = o;
+		if (!c)
+			return -1;
+		t->cookies = c;
+		t->cap = cap;
+	}
+	t->offsets[t->n] = site.offset;
 	t->cookies[t->n] = argbits | id;
 	t->n++;
 	return 0;
+}
+
+/*
+ * A libc call that is a thin wrapper over one system call is observed at
+ * the system call's tracepoint, under the libc call's name and level: one
+ * probe per call instead of a uprobe pair and a tracepoint pair.
+ */
+static int add_wrapper(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn,
+		       struct targets *t)
+{
+	int map_fd = bpf_map__fd(p->skel->maps.dc_syscalls);
+	int nr = syscall_nr(fn->syscall);
+	__u64 cookie;
+	long id;
+
+	if (nr < 0 || nr >= DC_MAX_SYSCALLS) {
+		note_missing(&t->miss, fn->name);
+		return 0;
+	}
+	if (p->wrapped[nr]) /* an alias: pwrite64 after pwrite */
+		return 0;
+	id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
+	if (id < 0)
+		return -1;
+	cookie = fn->argbits | id | DC_COOKIE_ON;
+	if (bpf_map_update_elem(map_fd, &nr, &cookie, BPF_ANY))
+		return -1;
+	p->wrapped[nr] = true;
+	t->wrappers++;
+	if (p->verbose)
+		fprintf(stderr, "dc-agent: site %s %s: the %s system call's tracepoint (a thin wrapper)\n",
+			set->name, fn->name, fn->syscall);
+	return 0;
+}
+
+static bool name_matches(const struct dc_fn_spec *fn, const regex_t *re, const char *name)
+{
+	return fn->select == DC_FN_GLOB ? fnmatch(fn->name, name, 0) == 0 : regexec(re, name, 0, NULL, 0) == 0;
+}
+
+/* Every exported function a glob or regex selects (or all of them). */
+static int add_matching(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_elf_syms *syms,
+			const struct dc_fn_spec *fn, struct targets *t)
+{
+	regex_t re;
+	size_t found = 0;
+	int rc = 0;
+
+	if (fn && fn->select == DC_FN_REGEX && regcomp(&re, fn->name, REG_EXTENDED | REG_NOSUB))
+		return 0; /* checked when the set was loaded */
+	for (size_t i = 0; !rc && i < dc_elf_count(syms); i++) {
+		const char *name = dc_elf_name(syms, i);
+
+		if (fn && !name_matches(fn, &re, name))
+			continue;
+		found++;
+		rc = add_function_probe(p, set, syms, name, fn ? fn->argbits : 0, t);
+	}
+	if (fn && !found)
+		note_missing(&t->miss, fn->name);
+	if (fn && fn->select == DC_FN_REGEX)
+		regfree(&re);
+	return rc;
+}
+
+/*
+ * uprobe_multi attaches all or nothing: the kernel refuses a whole link for
+ * one instruction it will not probe. Halving what failed finds those few,
+ * which are skipped and counted; the rest attach.
+ */
+static int attach_some(struct dc_probes *p, struct targets *t, size_t from, size_t n, size_t *attached)
+{
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = attach_uprobes(p, t->lib, t->offsets + from, t->cookies + from, n);
+	if (rc == 0) {
+		*attached += n;
+		return 0;
+	}
+	if (rc == -ENOMEM || rc == -EPERM || rc == -ENOENT)
+		return rc;
+	if (n == 1) {
+		const struct dc_function *f = dc_probes_function(p, t->cookies[from] & (DC_MAX_FUNCS - 1));
+
+		note_missing(&t->refused, f ? f->name : "?");
+		return 0;
+	}
+	rc = attach_some(p, t, from, n / 2, attached);
+	return rc ? rc : attach_some(p, t, from + n / 2, n - n / 2, attached);
 }
 
 static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
 {
 	char lib[PATH_MAX], err[512];
 	struct dc_elf_syms *syms;
-	struct missing miss = { "", 0 };
-	struct targets t = { 0 };
-	size_t n;
+	struct targets t = { .lib = lib };
+	size_t attached = 0;
 	int rc = 0;
 
 	if (dc_find_library(set->library, lib, sizeof(lib))) {
@@ -232,43 +421,38 @@ static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
 		fprintf(stderr, "dc-agent: warning: probe set '%s': %s; its probes are skipped\n", set->name, err);
 		return 0;
 	}
-	n = set->all_functions ? dc_elf_count(syms) : set->nfns;
-	t.offsets = calloc(n ? n : 1, sizeof(*t.offsets));
-	t.cookies = calloc(n ? n : 1, sizeof(*t.cookies));
-	if (!t.offsets || !t.cookies)
-		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < n; i++) {
-		const char *name = set->all_functions ? dc_elf_name(syms, i) : set->fns[i].name;
-		__u64 bits = set->all_functions ? 0 : set->fns[i].argbits;
+	t.code = code_for(p, lib);
+	if (set->all_functions)
+		rc = add_matching(p, set, syms, NULL, &t);
+	for (size_t i = 0; !rc && i < set->nfns; i++) {
+		const struct dc_fn_spec *fn = &set->fns[i];
 
-		if (add_function_probe(p, set, lib, syms, name, bits, &t, &miss))
-			break;
+		if (fn->syscall)
+			rc = add_wrapper(p, set, fn, &t);
+		else if (fn->select != DC_FN_NAME)
+			rc = add_matching(p, set, syms, fn, &t);
+		else
+			rc = add_function_probe(p, set, syms, fn->name, fn->argbits, &t);
 	}
-	warn_missing(set, &miss, lib);
-	if (!rc && t.n)
-		rc = attach_uprobes(p, lib, t.offsets, t.cookies, t.n);
+	warn_missing(set, &t.miss, lib);
+	if (!rc)
+		rc = attach_some(p, &t, 0, t.n, &attached);
+	if (!rc && t.wrappers && (rc = attach_syscall_programs(p)) == 0)
+		attached += t.wrappers;
 	if (rc)
 		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s%s\n", set->name, lib,
 			strerror(-rc), rc == -EINVAL ? " (uprobe_multi links need Linux 6.6 or later)" : "");
+	if (t.refused.n)
+		fprintf(stderr, "dc-agent: warning: probe set '%s': the kernel refused to probe %zu function%s "
+				"of %s, skipped: %s%s\n", set->name, t.refused.n, t.refused.n == 1 ? "" : "s", lib,
+			t.refused.text, t.refused.n > 12 ? ", ..." : "");
+	if (p->verbose && t.n)
+		fprintf(stderr, "dc-agent: probe set '%s': %zu of %zu probes off the entry, on an emulated "
+				"instruction\n", set->name, t.moved, t.n);
 	free(t.offsets);
 	free(t.cookies);
 	dc_elf_close(syms);
-	return rc ? 0 : (int)t.n * 2;
-}
-
-static const struct syscall_name {
-	const char *name;
-	int nr;
-} syscall_names[] = {
-#include "syscall_names.h"
-};
-
-static int syscall_nr(const char *name)
-{
-	for (size_t i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++)
-		if (strcmp(syscall_names[i].name, name) == 0)
-			return syscall_names[i].nr;
-	return -1;
+	return rc ? 0 : (int)attached * 2;
 }
 
 /* The two raw tracepoints serve every system call: attached once. */
@@ -308,6 +492,8 @@ static int attach_syscalls(struct dc_probes *p, const struct dc_probe_set *set)
 			note_missing(&miss, fn->name);
 			continue;
 		}
+		if (p->wrapped[nr]) /* already observed, under the libc call's name */
+			continue;
 		id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
 		if (id < 0)
 			return -1;
@@ -456,5 +642,10 @@ void dc_probes_destroy(struct dc_probes *p)
 	free(p->link_fds);
 	free(p->fns);
 	dc_hashtab_free(p->attached);
+	for (size_t i = 0; i < p->ncodes; i++) {
+		free(p->codes[i].key);
+		dc_code_free(p->codes[i].code);
+	}
+	free(p->codes);
 	free(p);
 }

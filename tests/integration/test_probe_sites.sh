@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Probes off the entry never change what a program computes. prefix_lib.S
+# has prologues that branch into themselves, that another function jumps
+# into, that overwrite an argument the probe reads, that move rsp or store
+# over the return address first: a traced run prints the untraced run's
+# checksum, every call is counted exactly once, and the arguments read are
+# the caller's. Patterns select functions; an instruction the kernel will not
+# probe is skipped and named, and the rest attach.
+. "$(dirname "$0")/lib.sh"
+
+lib=$DC_WORKLOADS/libdcprefix.so
+run=$DC_WORKLOADS/prefix_calls
+untraced=$("$run" 10)
+
+cat >"$TMP/prefix.yaml" <<YAML
+set: prefix
+category: prefix
+library: $lib
+functions:
+  - {name: pf_cmp, bytes: 2}
+  - {name: pf_loop, bytes: 1}
+  - {name: pf_joined, bytes: 2}
+  - {name: pf_side, bytes: 2}
+  - {name: pf_clobber, bytes: 2}
+  - pf_frame
+  - pf_store
+  - pf_push
+  - pf_getpid
+YAML
+trace named -v -p "$TMP/prefix.yaml" -- sh -c "'$run' 10 >'$TMP/named.out'"
+assert_eq "$(cat "$TMP/named.out")" "$untraced" "checksum of the traced run"
+i=1
+for f in pf_cmp pf_loop pf_joined pf_side pf_clobber pf_frame pf_store pf_push pf_getpid; do
+	assert_eq "$(calls prefix $f '' | cut -d' ' -f1)" "$((10 * i))" "$f calls"
+	i=$((i + 1))
+done
+# Arguments as the caller passed them (pf_clobber's site stays at the entry).
+assert_eq "$(calls prefix pf_cmp '' | cut -d' ' -f2)" "110" "pf_cmp: sum of its second arguments"
+assert_eq "$(calls prefix pf_loop '' | cut -d' ' -f2)" "120" "pf_loop: sum of its first arguments"
+assert_eq "$(calls prefix pf_clobber '' | cut -d' ' -f2)" "50100" "pf_clobber: its second argument before it is overwritten"
+# The sites, and why.
+err=$TMP/named.err
+assert_contains "$err" "site prefix pf_cmp+0x7 (je" "pf_cmp probed on its je"
+assert_contains "$err" "site prefix pf_loop+0x0 (xor eax, eax)" "pf_loop at its entry"
+assert_contains "$err" "site prefix pf_joined+0x0 (mov rax, rdi): a branch or symbol lands inside the prefix" "pf_joined at its entry"
+assert_contains "$err" "site prefix pf_clobber+0x0 (mov esi, 7): an argument register is written" "pf_clobber at its entry"
+assert_contains "$err" "site prefix pf_frame+0x0 (sub rsp, 8): rsp moves" "pf_frame at its entry"
+assert_contains "$err" "site prefix pf_store+0x0 (mov rax, qword ptr [rsp]): the return address may be written" "pf_store at its entry"
+assert_eq "$(lost_events)" "0" "lost events"
+
+# Patterns: a glob, and a regular expression.
+cat >"$TMP/glob.yaml" <<YAML
+set: prefix
+library: $lib
+functions:
+  - match: "pf_[cj]*"
+  - regex: "^pf_(push|getpid)\$"
+YAML
+trace glob -p "$TMP/glob.yaml" -- "$run" 10
+assert_eq "$(grep -E '^function .*level=prefix' "$DUMP" | sed 's/.*name=//; s/ .*//' | sort | tr '\n' ' ')" \
+	"pf_clobber pf_cmp pf_getpid pf_joined pf_push " "functions a glob and a regex select"
+assert_eq "$(calls prefix pf_joined '' | cut -d' ' -f1)" "30" "pf_joined calls"
+assert_eq "$(calls prefix pf_getpid '' | cut -d' ' -f1)" "90" "pf_getpid calls"
+
+# functions: all while another process maps the library: the kernel refuses
+# pf_trap's int3 at attach time; it is skipped and named, the rest attach.
+cat >"$TMP/all.yaml" <<YAML
+set: prefix
+library: $lib
+functions: all
+YAML
+"$run" 0 hold >"$TMP/hold.out" &
+holder=$!
+for _ in $(seq 50); do [ -s "$TMP/hold.out" ] && break; sleep 0.1; done
+trace all -p "$TMP/all.yaml" -- sh -c "'$run' 10 >'$TMP/all.out'"
+kill "$holder"
+wait "$holder" 2>/dev/null || true
+assert_eq "$(cat "$TMP/all.out")" "$untraced" "checksum with every function probed"
+assert_contains "$TMP/all.err" "the kernel refused to probe 1 function" "the refused function counted"
+assert_contains "$TMP/all.err" "pf_trap" "the refused function named"
+assert_eq "$(calls prefix pf_store '' | cut -d' ' -f1)" "70" "pf_store calls with functions: all"
+assert_eq "$(grep -c '^event .*level=prefix' "$DUMP")" "450" "every call of the library, once"
