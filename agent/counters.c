@@ -14,22 +14,32 @@ static bool in_list(__u32 pid, const __u32 *list, size_t n)
 	return false;
 }
 
-int dc_profile_snapshot(int map_fd, struct dc_writer *w, __u64 now, const __u32 *exited, size_t nexited)
+int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, const __u32 *exited,
+			size_t nexited)
 {
 	struct dc_profile_key key, next, *prev = NULL;
-	struct dc_profile_val val;
+	/* The map is per CPU: a lookup fills one value per possible CPU. */
+	struct dc_profile_val *vals = calloc(ncpus, sizeof(*vals));
 	int rc = 0;
 
+	if (!vals)
+		return -1;
 	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		struct dc_counter c = { now, next.pid, next.func };
+
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(map_fd, &key, &val))
+		if (bpf_map_lookup_elem(map_fd, &key, vals))
 			continue;
-		struct dc_counter c = { now, key.pid, key.func, val.count, val.time_ns, val.bytes };
-
+		for (int i = 0; i < ncpus; i++) {
+			c.count += vals[i].count;
+			c.time_ns += vals[i].time_ns;
+			c.bytes += vals[i].bytes;
+		}
 		if (dc_writer_counter(w, &c))
 			rc = -1;
 	}
+	free(vals);
 	/* Deleting during the walk would restart it: delete afterwards. */
 	prev = NULL;
 	while (nexited && bpf_map_get_next_key(map_fd, prev, &next) == 0) {

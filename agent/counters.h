@@ -10,7 +10,10 @@
 
 /* Writes one COUNTERS record per (pid, function) of the profile map, then
  * drops the entries of the given exited pids, whose totals are final. */
-int dc_profile_snapshot(int map_fd, struct dc_writer *w, __u64 now, const __u32 *exited, size_t nexited);
+/* Writes the per-CPU totals of the profile map, summed; then drops the
+ * exited processes' entries. */
+int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, const __u32 *exited,
+			size_t nexited);
 /* Reads the per-CPU statistics map into out[0..ncpus). */
 int dc_stats_read(int map_fd, struct dc_cpu_stats *out, int ncpus);
 /* Sum of one statistic over the CPUs. */

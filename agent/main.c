@@ -162,25 +162,31 @@ static int ensure_tracefs(void)
 	return -1;
 }
 
-static int load_bpf(struct agent *a)
+/* Settings the BPF programs only read: set in rodata before load. */
+static void set_rodata(struct agent *a)
 {
-	struct dc_config cfg = { .mode = a->opt.s.mode };
-	__u32 zero = 0;
-	int err;
+	struct datacrumbs_bpf__rodata *ro = a->skel->rodata;
 
+	ro->dc_mode = a->opt.s.mode;
 	for (int i = 0; i < a->nsets; i++)
 		if (a->sets[i].dtype_size_offset)
-			cfg.dtype_size_offset = a->sets[i].dtype_size_offset;
+			ro->dc_dtype_size_offset = a->sets[i].dtype_size_offset;
 	if (a->opt.match_env) {
-		cfg.env_match_len = strlen(a->opt.match_env);
-		memcpy(cfg.env_match, a->opt.match_env, cfg.env_match_len);
+		ro->dc_env_match_len = strlen(a->opt.match_env);
+		memcpy((char *)ro->dc_env_match, a->opt.match_env, ro->dc_env_match_len);
 	}
+}
+
+static int load_bpf(struct agent *a)
+{
+	int err;
 
 	a->skel = datacrumbs_bpf__open();
 	if (!a->skel) {
 		die_msg("cannot open the BPF programs: %s", strerror(errno));
 		return -1;
 	}
+	set_rodata(a);
 	bpf_map__set_max_entries(a->skel->maps.dc_events, (__u32)a->opt.s.ringbuf_mb << 20);
 	dc_probes_prepare(a->skel);
 	err = datacrumbs_bpf__load(a->skel);
@@ -188,10 +194,6 @@ static int load_bpf(struct agent *a)
 		die_msg("cannot load the BPF programs: %s%s", strerror(-err),
 			err == -EPERM ? " (missing CAP_BPF or CAP_PERFMON?)"
 				      : " (a kernel with BTF at /sys/kernel/btf/vmlinux is needed; -v shows why)");
-		return -1;
-	}
-	if (bpf_map_update_elem(bpf_map__fd(a->skel->maps.dc_config), &zero, &cfg, BPF_ANY)) {
-		die_msg("cannot configure the BPF programs: %s", strerror(errno));
 		return -1;
 	}
 	/* Process life is needed in every mode: children join, exits free maps. */
@@ -528,7 +530,7 @@ static void profile_snapshot(struct agent *a)
 	__u32 exited[256];
 	size_t n = dc_recorder_take_exited(a->recorder, exited, 256);
 
-	dc_profile_snapshot(bpf_map__fd(a->skel->maps.dc_profile), a->writer, now_ns(CLOCK_MONOTONIC),
+	dc_profile_snapshot(bpf_map__fd(a->skel->maps.dc_profile), a->ncpus, a->writer, now_ns(CLOCK_MONOTONIC),
 			    exited, n);
 }
 

@@ -29,26 +29,26 @@ static __always_inline __u32 dc_retkind(__u64 cookie)
 }
 
 /* Size of one item: 1, or an MPI datatype's size read from the process. */
-static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args, const struct dc_config *cfg)
+static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args)
 {
 	__u64 size = 0;
 
 	if (!dc_slot(cookie, DC_SLOT_DTYPE))
 		return 1;
-	if (!cfg || !cfg->dtype_size_offset)
+	if (!dc_dtype_size_offset)
 		return 0;
 	bpf_probe_read_user(&size, sizeof(size),
-			    (const char *)dc_arg(cookie, args, DC_SLOT_DTYPE) + cfg->dtype_size_offset);
+			    (const char *)dc_arg(cookie, args, DC_SLOT_DTYPE) + dc_dtype_size_offset);
 	return size;
 }
 
-static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args, const struct dc_config *cfg)
+static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
 {
 	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
 
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
-	return n * dc_item_size(cookie, args, cfg);
+	return n * dc_item_size(cookie, args);
 }
 
 static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret, __u64 req)
@@ -82,9 +82,11 @@ static __always_inline void dc_profile_add(__u32 tgid, __u64 cookie, __u64 dur, 
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->time_ns, dur);
-	__sync_fetch_and_add(&v->bytes, bytes);
+	/* This CPU's copy: no other CPU writes it, and a BPF program is not
+	 * preempted by another on its CPU that could touch the same entry. */
+	v->count += 1;
+	v->time_ns += dur;
+	v->bytes += bytes;
 }
 
 static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cookie,
@@ -158,16 +160,15 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 	__u64 id = bpf_get_current_pid_tgid();
 	__u64 now = bpf_ktime_get_ns();
 	__u32 rk = dc_retkind(cookie);
-	struct dc_config *cfg = dc_settings();
 	struct dc_msg_call *m;
 	__u64 req, moved;
 
 	/* A function returning int leaves the upper half of rax undefined. */
 	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
 		ret = (int)ret;
-	req = dc_requested(cookie, args, cfg);
+	req = dc_requested(cookie, args);
 	moved = dc_moved(cookie, args, ret, req);
-	if (cfg && cfg->mode == DC_MODE_PROFILE) {
+	if (dc_mode == DC_MODE_PROFILE) {
 		dc_profile_add(id >> 32, cookie, now - ts, moved);
 		return;
 	}
@@ -205,7 +206,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 	if (!cfg || kfunc >= DC_NR_KFUNCS)
 		return;
 	func = cfg->kernel_func[kfunc];
-	if (cfg->mode == DC_MODE_PROFILE) {
+	if (dc_mode == DC_MODE_PROFILE) {
 		dc_profile_add(pid, func, dur, bytes);
 		return;
 	}

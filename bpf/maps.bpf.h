@@ -32,6 +32,18 @@ struct dc_sysframe {
 	__u64 args[6];
 };
 
+/*
+ * Set by dc-agent before load and read-only after it, so that the verifier
+ * drops the code a setting turns off (libbpf-tools' targ_pid idiom).
+ */
+const volatile __u32 dc_mode __weak = DC_MODE_TRACE;
+/* Where an MPI datatype object holds its size in bytes (0: unknown). */
+const volatile __u32 dc_dtype_size_offset __weak = 0;
+/* A program started with this NAME=VALUE in its environment joins the job
+ * (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
+const volatile __u32 dc_env_match_len __weak = 0;
+const volatile char dc_env_match[DC_ENV_MATCH_MAX] __weak = {};
+
 /* Thread group ids of the job's processes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,10 +59,11 @@ struct {
 	__type(value, struct dc_stack);
 } dc_stacks SEC(".maps") __weak;
 
+/* Per thread, in the task itself: found without hashing, freed with the task. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DC_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct dc_sysframe);
 } dc_sysframes SEC(".maps") __weak;
 
@@ -63,7 +76,8 @@ struct {
 } dc_syscalls SEC(".maps") __weak;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	/* Per CPU: a call adds to its own CPU's totals, with no atomics. */
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct dc_profile_key);
 	__type(value, struct dc_profile_val);

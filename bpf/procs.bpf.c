@@ -63,12 +63,12 @@ struct {
 	__type(value, struct env_buf);
 } env_scratch SEC(".maps");
 
-static __always_inline int same_var(const char *s, const struct dc_config *cfg)
+static __always_inline int same_var(const char *s)
 {
 	for (int i = 0; i < DC_ENV_MATCH_MAX; i++) {
-		if (i == cfg->env_match_len)
+		if (i == dc_env_match_len)
 			return s[i] == 0; /* the whole value, not a prefix of it */
-		if (s[i] != cfg->env_match[i])
+		if (s[i] != dc_env_match[i])
 			return 0;
 	}
 	return 0;
@@ -77,7 +77,6 @@ static __always_inline int same_var(const char *s, const struct dc_config *cfg)
 struct env_walk {
 	unsigned long p, end;
 	struct env_buf *buf;
-	const struct dc_config *cfg;
 	int found;
 };
 
@@ -93,7 +92,7 @@ static long env_step(__u32 i, void *arg)
 	/* Unreadable, or longer than we can step over: stop looking. */
 	if (n <= 0 || n >= ENV_STR_MAX)
 		return 1;
-	if (same_var(w->buf->s, w->cfg)) {
+	if (same_var(w->buf->s)) {
 		w->found = 1;
 		return 1;
 	}
@@ -102,7 +101,7 @@ static long env_step(__u32 i, void *arg)
 }
 
 /* Whether the program just exec'd has NAME=VALUE in its environment. */
-static __always_inline int env_matches(const struct dc_config *cfg)
+static __always_inline int env_matches(void)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 zero = 0;
@@ -110,7 +109,6 @@ static __always_inline int env_matches(const struct dc_config *cfg)
 		.p = BPF_CORE_READ(task, mm, env_start),
 		.end = BPF_CORE_READ(task, mm, env_end),
 		.buf = bpf_map_lookup_elem(&env_scratch, &zero),
-		.cfg = cfg,
 	};
 
 	if (!w.buf)
@@ -123,15 +121,13 @@ SEC("tracepoint/sched/sched_process_exec")
 int dc_exec(void *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
-	struct dc_config *cfg;
 	struct task_struct *task;
 
 	if (dc_is_tracked(tgid)) {
 		send_proc(DC_PROC_EXEC, tgid, 0, 0);
 		return 0;
 	}
-	cfg = dc_settings();
-	if (!cfg || !cfg->env_match_len || !env_matches(cfg))
+	if (!dc_env_match_len || !env_matches())
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);
@@ -153,7 +149,6 @@ int dc_exit(void *ctx)
 	if (!dc_is_tracked(tgid))
 		return 0;
 	bpf_map_delete_elem(&dc_stacks, &tid);
-	bpf_map_delete_elem(&dc_sysframes, &tid);
 	task = (struct task_struct *)bpf_get_current_task();
 	/* Only the last thread out ends the process. */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)

@@ -177,8 +177,9 @@ static int bin_of(uint64_t bytes)
 	return b;
 }
 
-/* Ranks are compared where all their I/O passes: system calls if traced,
- * else POSIX calls, else the first level seen. */
+/* Ranks are compared where all their I/O passes: system calls if traced
+ * (every event observed at a system call: the syscall level and the libc
+ * calls seen at their system call), else POSIX calls, else the first level. */
 static void consider_base_level(struct summary *s, const char *level)
 {
 	if (!s->base_level || !strcmp(level, "syscall") ||
@@ -190,8 +191,11 @@ static void consider_base_level(struct summary *s, const char *level)
 
 /* One call, whatever file it was read from. */
 static int take(struct summary *s, const char *level, const char *name, const char *path, int rank,
-		uint64_t bytes, uint64_t dur)
+		uint64_t bytes, uint64_t dur, unsigned flags)
 {
+	bool base = s->base_level && (strcmp(s->base_level, "syscall") == 0 ? (flags & DC_EV_SYSCALL) != 0
+									   : strcmp(level, s->base_level) == 0);
+
 	struct fn_row *fr = fn_of(s, level, name);
 	struct level_row *lr = level_of(s, level);
 
@@ -210,7 +214,7 @@ static int take(struct summary *s, const char *level, const char *name, const ch
 			return -1;
 		add(&file->t, bytes, dur);
 	}
-	if (rank >= 0 && rank < s->nranks && s->base_level && !strcmp(level, s->base_level)) {
+	if (rank >= 0 && rank < s->nranks && base) {
 		add(&s->ranks[rank].t, bytes, dur);
 		s->ranks[rank].seen = true;
 	}
@@ -234,7 +238,7 @@ static int take_event(struct summary *s, const struct dc_node *n, const struct d
 	const struct dc_process *p = dc_node_process(n, e->pid);
 
 	return take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
-		    dc_reader_string(n->r, e->path), p ? p->rank : -1, e->bytes, e->dur);
+		    dc_reader_string(n->r, e->path), p ? p->rank : -1, e->bytes, e->dur, e->flags);
 }
 
 static int from_node_files(struct summary *s, const char *dir, const char *id)
@@ -309,6 +313,7 @@ struct h5_row {
 	uint64_t ts, dur, bytes;
 	int32_t rank;
 	uint32_t function, path;
+	uint8_t flags;
 };
 
 static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
@@ -411,6 +416,7 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
 	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
 	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "flags", HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
 	s->job.events = n;
 	s->job.first_ns = UINT64_MAX;
 	for (start = 0; !rc && start < n; start += count) {
@@ -428,7 +434,7 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 			if (r->ts + r->dur > s->job.last_ns)
 				s->job.last_ns = r->ts + r->dur;
 			rc = take(s, known ? fns[r->function].level : "?", known ? fns[r->function].name : "?",
-				  r->path < paths->n ? paths->v[r->path] : "", r->rank, r->bytes, r->dur);
+				  r->path < paths->n ? paths->v[r->path] : "", r->rank, r->bytes, r->dur, r->flags);
 		}
 	}
 	if (!n)

@@ -155,14 +155,13 @@ enum dc_kfunc {
 	DC_NR_KFUNCS,
 };
 
+/*
+ * What dc-agent tells the BPF programs after load, as probes are attached
+ * (the one entry of dc_config). Settings known before load (the mode, the
+ * MPI datatype size offset, the environment match) are read-only globals of
+ * the BPF object instead: see maps.bpf.h.
+ */
 struct dc_config {
-	__u32 mode;
-	/* Where an MPI datatype object holds its size in bytes (0: unknown). */
-	__u32 dtype_size_offset;
-	/* A program started with this NAME=VALUE in its environment joins the
-	 * job (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
-	__u32 env_match_len;
-	char env_match[DC_ENV_MATCH_MAX];
 	__u32 kernel_func[DC_NR_KFUNCS];
 };
 

@@ -533,6 +533,9 @@ static enum dc_read_status check_chunk(struct dc_reader *r, const struct dc_chun
 	return DC_READ_OK;
 }
 
+/* A file cut inside a chunk was never closed: say that too. */
+#define NO_END "; the file ends there without an end mark: the agent stopped before closing it"
+
 static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chunk_header *h,
 					struct dc_chunk *c)
 {
@@ -543,7 +546,7 @@ static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chu
 		return problem(r, DC_READ_IOERR, "%s", strerror(errno));
 	if (end > st.st_size)
 		return problem(r, DC_READ_TRUNCATED,
-			       "%s chunk at offset %lld is cut short (%lld of %u bytes); %u records dropped",
+			       "%s chunk at offset %lld is cut short (%lld of %u bytes); %u records dropped" NO_END,
 			       dc_chunk_type_name(h->type), r->off, st.st_size - r->off - (long long)sizeof(*h),
 			       h->payload_len, h->count);
 	if (lseek(r->fd, end, SEEK_SET) < 0)
@@ -591,7 +594,7 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 				       "ends at offset %lld without an end mark: the agent stopped before closing it",
 				       r->off);
 		if (got < (ssize_t)sizeof(h))
-			return problem(r, DC_READ_TRUNCATED, "cut inside a chunk header at offset %lld", r->off);
+			return problem(r, DC_READ_TRUNCATED, "cut inside a chunk header at offset %lld" NO_END, r->off);
 		st = check_chunk(r, &h);
 		if (st != DC_READ_OK)
 			return st;
@@ -610,7 +613,7 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 			return problem(r, DC_READ_IOERR, "%s", strerror(errno));
 		if (got < (ssize_t)h.payload_len)
 			return problem(r, DC_READ_TRUNCATED,
-				       "%s chunk at offset %lld is cut short (%zd of %u bytes); %u records dropped",
+				       "%s chunk at offset %lld is cut short (%zd of %u bytes); %u records dropped" NO_END,
 				       dc_chunk_type_name(h.type), r->off, got, h.payload_len, h.count);
 		if (crc_of(r->payload, h.payload_len) != h.payload_crc)
 			return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum",
