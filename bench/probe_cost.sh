@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Time per call of 1-byte writes to /dev/null: bare, under an empty
-# uprobe+uretprobe pair (the mechanism's floor: attached as dc-agent does,
-# with a uprobe_multi link, and as classic perf-event uprobes), and under
-# dc-agent in trace and profile modes. Runs are interleaved, ROUNDS times, and the medians
-# compared, so that the ratios come from one run on one (noisy) machine.
+# uprobe+uretprobe pair at libc write's entry (attached as a uprobe_multi
+# link, and as classic perf-event uprobes), under bpftrace's uprobe+uretprobe
+# on the same function, counting only (what a user would reach for), and
+# under dc-agent in trace and profile modes. Runs are interleaved, ROUNDS
+# times, and the medians compared, so that the ratios come from one run on
+# one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
 set -euo pipefail
 build=${1:?usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]}
@@ -12,6 +14,12 @@ rounds=${3:-5}
 loop=$build/bench/write_loop
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+libc=$(ldd "$loop" | awk '$1 == "libc.so.6" { print $3 }')
+bpftrace_run() { # N: the loop under bpftrace's uprobe+uretprobe on libc write
+	bpftrace -e "uprobe:$libc:write { @calls = count(); } uretprobe:$libc:write { @rets = count(); }" \
+		-c "$loop $1" 2>/dev/null | awk '/^[0-9.]+$/ { print; exit }'
+}
 
 agent() { # mode probes
 	"$build/agent/dc-agent" -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>>"$tmp/agent.err"
@@ -22,6 +30,7 @@ for _ in $(seq "$rounds"); do
 	runs[bare]+="$("$loop" "$calls") "
 	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
 	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
+	runs[bpftrace]+="$(bpftrace_run "$calls") "
 	runs[trace_posix]+="$(agent trace posix) "
 	runs[profile_posix]+="$(agent profile posix) "
 	runs[trace_all]+="$(agent trace posix,stdio,syscalls) "
@@ -38,14 +47,16 @@ echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per 
 printf '  %-34s %8s ns\n' "bare" "${med[bare]}" \
 	"empty uprobe+uretprobe, uprobe_multi" "${med[floor]}" \
 	"empty uprobe+uretprobe, perf event" "${med[classic]}" \
+	"bpftrace uprobe+uretprobe, counting" "${med[bpftrace]}" \
 	"dc-agent trace, posix" "${med[trace_posix]}" \
 	"dc-agent profile, posix" "${med[profile_posix]}" \
 	"dc-agent trace, posix+stdio+syscalls" "${med[trace_all]}" \
 	"dc-agent profile, posix+stdio+syscalls" "${med[profile_all]}"
-echo "ratios to the floor, the empty pair on uprobe_multi (targets: trace <= 1.30, profile <= 1.15)"
-echo "  trace posix                 $(ratio "${med[trace_posix]}" "${med[floor]}")"
-echo "  profile posix               $(ratio "${med[profile_posix]}" "${med[floor]}")"
-echo "  trace posix+stdio+syscalls  $(ratio "${med[trace_all]}" "${med[floor]}")"
-echo "  profile posix+stdio+syscalls $(ratio "${med[profile_all]}" "${med[floor]}")"
-echo "floor / bare: $(ratio "${med[floor]}" "${med[bare]}")"
+cost() { awk -v a="$1" -v b="$2" -v z="${med[bare]}" 'BEGIN { printf "%.2f", (a - z) / (b - z) }'; }
+echo "cost per call (ns above bare) as a ratio to bpftrace's (targets: trace <= 0.35, profile <= 0.30)"
+echo "  trace posix                  $(cost "${med[trace_posix]}" "${med[bpftrace]}")"
+echo "  profile posix                $(cost "${med[profile_posix]}" "${med[bpftrace]}")"
+echo "  trace posix+stdio+syscalls   $(cost "${med[trace_all]}" "${med[bpftrace]}")"
+echo "  profile posix+stdio+syscalls $(cost "${med[profile_all]}" "${med[bpftrace]}")"
+echo "  empty pair at the entry      $(cost "${med[floor]}" "${med[bpftrace]}")"
 echo "lost events in all agent runs: $lost"

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Kernel level: the file system calls, through the sys_enter/sys_exit
- * tracepoints (tp_btf: typed arguments, read without helpers). dc_syscalls maps a system call number to the cookie of its
- * probe (0: not traced). Two links serve every system call: they attach and
- * detach at once, where one perf-event tracepoint per call took ~30 ms each
- * to detach. A process outside the job pays one map lookup per system call.
+ * tracepoints (tp_btf: typed arguments, read without helpers). dc_syscalls
+ * maps a system call number to the cookie of its probe (0: not traced). Two
+ * links serve every system call: they attach and detach at once, where one
+ * perf-event tracepoint per call took ~30 ms each to detach. A system call
+ * outside the traced set costs one array lookup; a traced one of a process
+ * outside the job, one hash lookup more.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,10 +21,9 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 	struct dc_sysframe *f;
 	__u64 *cookie;
 
-	if (!dc_is_tracked(tgid))
-		return 0;
+	/* The array first: most system calls of most processes stop there. */
 	cookie = bpf_map_lookup_elem(&dc_syscalls, &key);
-	if (!cookie || !*cookie)
+	if (!cookie || !*cookie || !dc_is_tracked(tgid))
 		return 0;
 	f = bpf_task_storage_get(&dc_sysframes, bpf_get_current_task_btf(), 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);

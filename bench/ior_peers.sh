@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# IOR under DataCrumbs and under Darshan, side by side in one run.
+#
+# Builds IOR 4.0.0 and Darshan 3.5.0 from ../shared/peers (their build.sh),
+# then runs interleaved rounds of IOR (4 KiB transfers, 2 ranks, a file per
+# process, write then read) with the POSIX and the MPIIO back ends: bare,
+# under Darshan (LD_PRELOAD), Darshan with DXT tracing, and under dc-agent in
+# trace and profile modes with the default probe sets (plus mpiio for MPIIO).
+# Prints, per back end and tool: the median of IOR's own write+read time as a
+# ratio to bare, the calls each tool recorded against IOR's count, and the
+# bytes on disk per traced call.
+#
+# Usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]   (defaults 5 rounds, 16m)
+# PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
+set -euo pipefail
+build=$(cd "${1:?usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]}" && pwd)
+rounds=${2:-5}
+block=${3:-16m}
+here=$(cd "$(dirname "$0")" && pwd)
+peers_src=${PEERS_SRC:-$here/../../shared/peers}
+peers=${PEERS_DIR:-$build/peers}
+[ -x "$peers_src/build.sh" ] || { echo "ior_peers.sh: no $peers_src/build.sh (set PEERS_SRC)" >&2; exit 2; }
+"$peers_src/build.sh" "$peers" >/dev/null
+ior=$peers/bin/ior
+darshan=$peers/lib/libdarshan.so
+agent=$build/agent/dc-agent
+dump=$build/collector/dc-dump
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-ior.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+xfer=4096
+case $block in
+*k) bbytes=$((${block%k} * 1024)) ;;
+*m) bbytes=$((${block%m} * 1048576)) ;;
+*) bbytes=$block ;;
+esac
+expected=$((2 * bbytes / xfer)) # writes (and reads) of both ranks
+
+mpi=(mpirun --allow-run-as-root --oversubscribe -np 2)
+
+# IOR's own write and read times (the Results table's total(s) column).
+ior_time() { awk '$1 == "write" || $1 == "read" { if ($10 ~ /^[0-9.]+$/ && !seen[$1]++) s += $10 } END { printf "%.6f\n", s }'; }
+
+now_ns() { date +%s%N; }
+
+# The agent as a cluster runs it: started before the job (dc-prolog) with
+# --match-env, stopped after it (dc-epilog); only the job's time is timed.
+agent_start() { # dir mode sets tag
+	"$agent" -o "$1/out" -j ior -m "$2" -p "$3" --match-env "DC_BENCH_RUN=$4" \
+		--ready-file "$1/ready" 2>"$1/agent.err" &
+	agent_pid=$!
+	for _ in $(seq 300); do [ -e "$1/ready" ] && return 0; sleep 0.05; done
+	echo "ior_peers.sh: the agent did not start: $(cat "$1/agent.err")" >&2
+	exit 1
+}
+
+agent_stop() {
+	kill -TERM "$agent_pid"
+	wait "$agent_pid" || { echo "ior_peers.sh: the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
+}
+
+# run API TOOL ROUND: one IOR job; prints "JOB_WALL IOR_IO_TIME" (seconds).
+run() {
+	local api=$1 tool=$2 r=$3 dir="$tmp/$1-$2-$3" out t0 t1 sets=posix,stdio,syscalls
+	mkdir -p "$dir/data"
+	local args=(-a "$api" -t 4k -b "$block" -F -w -r -o "$dir/data/f")
+	[ "$api" = MPIIO ] && sets=$sets,mpiio
+	case $tool in
+	trace | profile) agent_start "$dir" "$tool" "$sets" "$api-$r" ;;
+	esac
+	t0=$(now_ns)
+	case $tool in
+	bare) out=$("${mpi[@]}" "$ior" "${args[@]}") ;;
+	darshan | dxt)
+		out=$(DARSHAN_LOGFILE="$dir/log.darshan" DXT_ENABLE_IO_TRACE=$([ "$tool" = dxt ] && echo 1 || echo 0) \
+			"${mpi[@]}" -x LD_PRELOAD="$darshan" -x DARSHAN_LOGFILE -x DXT_ENABLE_IO_TRACE "$ior" "${args[@]}") ;;
+	trace | profile) out=$(DC_BENCH_RUN="$api-$r" "${mpi[@]}" "$ior" "${args[@]}") ;;
+	esac
+	t1=$(now_ns)
+	case $tool in
+	trace | profile) agent_stop "$dir" ;;
+	esac
+	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", (b - a) / 1e9 }') $(echo "$out" | ior_time)"
+	rm -rf "$dir/data"
+}
+
+# counts API TOOL DIR: "writes reads bytes-on-disk records" the tool recorded.
+counts() {
+	local api=$1 tool=$2 dir=$3 f
+	case $tool in
+	darshan)
+		"$peers/bin/darshan-parser" "$dir/log.darshan" | awk -v m="$([ "$api" = MPIIO ] && echo MPIIO || echo POSIX)" '
+			$4 == m "_WRITES" || $4 == m "_INDEP_WRITES" { w += $5 } $4 == m "_READS" || $4 == m "_INDEP_READS" { r += $5 }
+			END { print w + 0, r + 0 }' | tr '\n' ' '
+		echo "$(stat -c %s "$dir/log.darshan") 0" ;;
+	dxt)
+		"$peers/bin/darshan-dxt-parser" "$dir/log.darshan" | awk -v m="$([ "$api" = MPIIO ] && echo X_MPIIO || echo X_POSIX)" '
+			$1 == m && $3 == "write" { w++ } $1 == m && $3 == "read" { r++ } $1 ~ /^X_/ { n++ }
+			END { print w + 0, r + 0 }' | tr '\n' ' '
+		echo "$(stat -c %s "$dir/log.darshan") $("$peers/bin/darshan-dxt-parser" "$dir/log.darshan" | grep -c '^ *X_')" ;;
+	trace)
+		f=$(ls "$dir/out/ior"/*.dcnode)
+		"$dump" "$f" >"$dir/dump.txt"
+		if [ "$api" = MPIIO ]; then
+			awk -v d="$dir/data/" '$1 == "event" && index($0, "level=mpiio func=MPI_File_write") && index($0, " path=" d) { w++ }
+				$1 == "event" && index($0, "level=mpiio func=MPI_File_read") && index($0, " path=" d) { r++ }
+				END { print w + 0, r + 0 }' "$dir/dump.txt" | tr '\n' ' '
+		else
+			awk -v d="$dir/data/" '$1 == "event" && index($0, "level=posix func=write ") && index($0, " path=" d) { w++ }
+				$1 == "event" && index($0, "level=posix func=read ") && index($0, " path=" d) { r++ }
+				END { print w + 0, r + 0 }' "$dir/dump.txt" | tr '\n' ' '
+		fi
+		echo "$(stat -c %s "$f") $(grep -c '^event ' "$dir/dump.txt")" ;;
+	profile)
+		f=$(ls "$dir/out/ior"/*.dcnode)
+		# Cumulative per-process totals: the last snapshot of each pid's function
+		# (all of its calls, including IOR's own writes to stdout).
+		"$dump" "$f" | awk -v l="$([ "$api" = MPIIO ] && echo mpiio || echo posix)" \
+			-v wf="$([ "$api" = MPIIO ] && echo MPI_File_write_at || echo write)" \
+			-v rf="$([ "$api" = MPIIO ] && echo MPI_File_read_at || echo read)" '
+			$1 == "counter" && $4 == "level=" l && $5 == "func=" wf { w[$3] = substr($6, 7) }
+			$1 == "counter" && $4 == "level=" l && $5 == "func=" rf { r[$3] = substr($6, 7) }
+			END { for (p in w) sw += w[p]; for (p in r) sr += r[p]; print sw + 0, sr + 0 }' | tr '\n' ' '
+		echo "$(stat -c %s "$f") 0" ;;
+	esac
+}
+
+tools=(bare darshan dxt trace profile)
+declare -A walls ios
+for api in POSIX MPIIO; do
+	for r in $(seq "$rounds"); do
+		for t in "${tools[@]}"; do
+			read -r wall io <<<"$(run "$api" "$t" "$r")"
+			walls[$api.$t]+="$wall "
+			ios[$api.$t]+="$io "
+		done
+	done
+done
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+lost=$(cat "$tmp"/*/agent.err 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
+
+echo "IOR 4.0.0, 2 ranks, 4 KiB transfers, $block per rank, file per process, write+read; $rounds interleaved rounds"
+echo "medians: the job's wall (mpirun start to end; the agent runs as a daemon, as under Slurm)"
+echo "and IOR's own write+read time; calls each tool recorded of IOR's $expected writes and $expected reads"
+for api in POSIX MPIIO; do
+	bw=$(echo "${walls[$api.bare]}" | median)
+	bi=$(echo "${ios[$api.bare]}" | median)
+	echo "$api"
+	printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' tool "wall(s)" "x bare" "io(s)" "x bare" writes reads "bytes/call"
+	for t in "${tools[@]}"; do
+		mw=$(echo "${walls[$api.$t]}" | median)
+		mi=$(echo "${ios[$api.$t]}" | median)
+		if [ "$t" = bare ]; then
+			printf '  %-8s %9s %7s %9s %7s\n' "$t" "$mw" 1.00 "$mi" 1.00
+			continue
+		fi
+		read -r w rd size recs <<<"$(counts "$api" "$t" "$tmp/$api-$t-$rounds")"
+		per=-
+		[ "$recs" -gt 0 ] && per=$(ratio "$size" "$recs")
+		printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")" \
+			"$w" "$rd" "$per"
+	done
+done
+echo "targets: trace <= dxt's ratio; profile <= darshan's ratio + 0.05 (profile counts include IOR's other calls)"
+echo "lost events in all agent runs: $lost"
