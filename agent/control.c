@@ -2,11 +2,14 @@
 #include "control.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -53,11 +56,77 @@ static int remove_stale(const char *path)
 	return unlink(path);
 }
 
+/* The lock beside the socket: PATH.lock. */
+static int lock_path(const char *path, char *out, size_t len)
+{
+	return (size_t)snprintf(out, len, "%s.lock", path) < len ? 0 : -1;
+}
+
+int dc_control_claim(const char *path, char *err, size_t errlen)
+{
+	char lock[PATH_MAX];
+
+	if (lock_path(path, lock, sizeof(lock)) || make_dir(path)) {
+		snprintf(err, errlen, "cannot prepare control socket %s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (int tries = 0; tries < 10; tries++) {
+		struct stat held, named;
+		char pid[32] = "";
+		int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot create %s: %s", lock, strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+			pid[n > 0 ? n : 0] = 0;
+			pid[strcspn(pid, "\n")] = 0;
+			snprintf(err, errlen,
+				 "another dc-agent (pid %s) already serves this job on this node at %s: stop it first, "
+				 "or give this one another job id (-j) or control socket (--socket)",
+				 *pid ? pid : "?", path);
+			close(fd);
+			return -1;
+		}
+		/* The lock counts only if the file is still the one at the name:
+		 * the agent before may have removed it after we opened it. */
+		if (fstat(fd, &held) == 0 && lstat(lock, &named) == 0 && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev) {
+			int len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+			/* The pid is for other agents' messages only: a failure is harmless. */
+			if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, len, 0) != len)
+				pid[0] = 0;
+			return fd;
+		}
+		close(fd);
+	}
+	snprintf(err, errlen, "cannot lock %s: it keeps changing", lock);
+	return -1;
+}
+
+void dc_control_release(const char *path, int lock_fd)
+{
+	char lock[PATH_MAX];
+
+	if (lock_fd < 0)
+		return;
+	/* Removed while still held, so no later agent locks a removed file. */
+	if (lock_path(path, lock, sizeof(lock)) == 0)
+		unlink(lock);
+	close(lock_fd);
+}
+
 struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const char *job_id,
 				   dc_control_fn fn, void *ctx, char *err, size_t errlen)
 {
 	struct dc_control *c = calloc(1, sizeof(*c));
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	mode_t old_mask;
+	int rc;
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
@@ -75,13 +144,21 @@ struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const
 	c->fn = fn;
 	c->ctx = ctx;
 	c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || make_dir(path) || remove_stale(path) ||
-	    bind(c->fd, (struct sockaddr *)&addr, sizeof(addr))) {
+	if (c->fd < 0 || make_dir(path) || remove_stale(path)) {
 		snprintf(err, errlen, "cannot create control socket %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	/* The job's user may connect; SO_PEERCRED then says who did. */
-	if (chown(path, uid, gid) || chmod(path, 0600) || listen(c->fd, 128)) {
+	/* Created 0600 by bind itself: no chmod by name afterwards. */
+	old_mask = umask(0177);
+	rc = bind(c->fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old_mask);
+	if (rc) {
+		snprintf(err, errlen, "cannot create control socket %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* The job's user may connect; SO_PEERCRED then says who did. The owner
+	 * is changed without following a link that might have been swapped in. */
+	if (fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW) || listen(c->fd, 128)) {
 		snprintf(err, errlen, "cannot set up control socket %s: %s", path, strerror(errno));
 		unlink(path);
 		goto fail;

@@ -14,7 +14,15 @@ struct dc_control;
  * refusal's errno. */
 typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m);
 
-/* Listens at path, owned by uid:gid, mode 0600; a stale socket is replaced. */
+/*
+ * One agent per control socket: takes PATH.lock (flock), held for the
+ * agent's life. Returns its fd, or -1 with err naming the agent that has it.
+ */
+int dc_control_claim(const char *path, char *err, size_t errlen);
+void dc_control_release(const char *path, int lock_fd);
+
+/* Listens at path, owned by uid:gid, mode 0600; a stale socket is replaced
+ * (call dc_control_claim first: then no live agent's socket is). */
 struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const char *job_id,
 				   dc_control_fn fn, void *ctx, char *err, size_t errlen);
 int dc_control_fd(const struct dc_control *c);

@@ -37,6 +37,10 @@
 
 #define POLL_MS 50
 #define FLUSH_MS 1000
+/* Events taken from the ring buffer before signals and the control socket
+ * are looked at again: under a flood the ring never empties, and SIGTERM
+ * and a rank's registration must still be answered within a second. */
+#define BATCH_EVENTS 32768
 #define MAX_SETS 64
 
 static volatile sig_atomic_t stop_signal;
@@ -57,10 +61,13 @@ struct agent {
 	int ncpus;
 	char job[64];
 	char socket_path[108];
+	int lock_fd; /* held: one agent per control socket */
 	uid_t uid; /* the job's user */
 	gid_t gid;
 	char path[PATH_MAX];
 	bool write_failed;
+	unsigned batch; /* events taken in this batch */
+	bool draining;  /* at the end: take everything */
 };
 
 static void die_msg(const char *fmt, ...)
@@ -254,32 +261,68 @@ static int valid_job_id(const char *id)
 	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
 }
 
-static int make_dir(const char *path, mode_t mode)
-{
-	struct stat st;
-
-	if (mkdir(path, mode) == 0 || errno == EEXIST) {
-		/* lstat: a symlink planted where our folder goes is refused. */
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		errno = ENOTDIR;
-	}
-	return -1;
-}
-
-static int make_dirs(char *path, mode_t mode)
+/* Parents of the output folder, as mkdir -p makes them. */
+static int make_parents(char *path)
 {
 	for (char *p = path + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = 0;
-		if (make_dir(path, 0755) && errno != ENOTDIR) {
+		if (mkdir(path, 0755) && errno != EEXIST) {
 			*p = '/';
 			return -1;
 		}
 		*p = '/';
 	}
-	return make_dir(path, mode);
+	return 0;
+}
+
+/*
+ * The job folder, held open: created 0750 and given to the job's user
+ * through its descriptor. One that exists must be a real folder (no
+ * symlink), owned by root or the job's user: another user who made it
+ * ahead of the job could replace the node file later, so it is refused.
+ */
+static int open_job_folder(struct agent *a, const char *base, char *err, size_t errlen)
+{
+	int base_fd, fd;
+	struct stat st;
+	bool made;
+
+	base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (base_fd < 0)
+		return snprintf(err, errlen, "cannot open output folder %s: %s", base, strerror(errno)), -1;
+	made = mkdirat(base_fd, a->job, 0750) == 0;
+	if (!made && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create output folder %s/%s: %s", base, a->job, strerror(errno));
+		close(base_fd);
+		return -1;
+	}
+	fd = openat(base_fd, a->job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(base_fd);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot create output folder %s/%s: %s", base, a->job,
+			 errno == ELOOP || errno == ENOTDIR ? "it is a symbolic link or not a folder; refused"
+							    : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!made && st.st_uid != 0 && st.st_uid != a->uid) {
+		snprintf(err, errlen,
+			 "output folder %s/%s already exists and belongs to uid %u, not to the job's user (uid %u) "
+			 "or root: refused, as its owner could replace the trace; remove it and start again",
+			 base, a->job, (unsigned)st.st_uid, (unsigned)a->uid);
+		close(fd);
+		return -1;
+	}
+	/* On the descriptor: a name swapped meanwhile changes nothing here. */
+	if (fchown(fd, a->uid, a->gid) && geteuid() == 0)
+		die_msg("warning: cannot give %s/%s to uid %u: %s", base, a->job, (unsigned)a->uid, strerror(errno));
+	if ((st.st_mode & 07777) != 0750 && fchmod(fd, 0750) == 0 && !made)
+		die_msg("note: output folder %s/%s had mode %04o; set to 0750", base, a->job,
+			(unsigned)(st.st_mode & 07777));
+	return fd;
 }
 
 static void read_boot_id(char *out, size_t len)
@@ -335,6 +378,7 @@ static void fill_header(struct agent *a, struct dc_node_header *h, const char *j
 static int resolve_job(struct agent *a)
 {
 	const char *slurm_uid = getenv("SLURM_JOB_UID");
+	char err[256];
 	struct passwd *pw;
 
 	if (a->opt.s.job_id)
@@ -353,6 +397,11 @@ static int resolve_job(struct agent *a)
 		die_msg("no control socket path for job %s: give --socket", a->job);
 		return -1;
 	}
+	a->lock_fd = dc_control_claim(a->socket_path, err, sizeof(err));
+	if (a->lock_fd < 0) {
+		die_msg("%s", err);
+		return -1;
+	}
 	if (setenv("DC_JOB_ID", a->job, 1) || setenv("DC_AGENT_SOCKET", a->socket_path, 1)) {
 		die_msg("out of memory");
 		return -1;
@@ -363,27 +412,33 @@ static int resolve_job(struct agent *a)
 static int create_node_file(struct agent *a)
 {
 	const char *out = a->opt.s.output ? a->opt.s.output : getenv("DC_OUTPUT_DIR");
-	char dir[PATH_MAX - 80], err[PATH_MAX + 256];
+	char base[PATH_MAX - 200], name[128], err[PATH_MAX + 256];
 	struct dc_node_header h;
-	int uid = a->uid, gid = a->gid;
+	int dir_fd;
 
-	snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "datacrumbs", a->job);
-	if (make_dirs(dir, 0750)) {
-		die_msg("cannot create output folder %s: %s", dir, strerror(errno));
+	snprintf(base, sizeof(base), "%s", out && *out ? out : "datacrumbs");
+	if (make_parents(base) || (mkdir(base, 0755) && errno != EEXIST)) {
+		die_msg("cannot create output folder %s: %s", base, strerror(errno));
 		return -1;
 	}
-	if (chown(dir, uid, gid))
-		die_msg("warning: cannot give %s to uid %d: %s", dir, uid, strerror(errno));
+	dir_fd = open_job_folder(a, base, err, sizeof(err));
+	if (dir_fd < 0) {
+		die_msg("%s", err);
+		return -1;
+	}
 	fill_header(a, &h, a->job);
 	for (int i = 1; i < 1000; i++) {
 		if (i == 1)
-			snprintf(a->path, sizeof(a->path), "%s/%s%s", dir, h.hostname, DC_NODE_SUFFIX);
+			snprintf(name, sizeof(name), "%s%s", h.hostname, DC_NODE_SUFFIX);
 		else
-			snprintf(a->path, sizeof(a->path), "%s/%s.%d%s", dir, h.hostname, i, DC_NODE_SUFFIX);
-		a->writer = dc_writer_create(a->path, &h, uid, gid, a->opt.group_read ? 0640 : 0600, err, sizeof(err));
+			snprintf(name, sizeof(name), "%s.%d%s", h.hostname, i, DC_NODE_SUFFIX);
+		snprintf(a->path, sizeof(a->path), "%s/%s/%s", base, a->job, name);
+		a->writer = dc_writer_create_at(dir_fd, name, &h, a->uid, a->gid, a->opt.group_read ? 0640 : 0600,
+						err, sizeof(err));
 		if (a->writer || errno != EEXIST)
 			break;
 	}
+	close(dir_fd);
 	if (!a->writer) {
 		die_msg("%s", err);
 		return -1;
@@ -465,6 +520,16 @@ static int open_control(struct agent *a)
 	return 0;
 }
 
+static int on_sample(void *ctx, void *data, size_t len)
+{
+	struct agent *a = ctx;
+
+	dc_recorder_handle(a->recorder, data, len);
+	if (++a->batch >= BATCH_EVENTS && !a->draining)
+		return -EAGAIN; /* libbpf keeps what was taken and stops here */
+	return 0;
+}
+
 /* Waits for ring buffer data or a rank at the socket, at most POLL_MS. */
 static int wait_and_consume(struct agent *a)
 {
@@ -476,8 +541,9 @@ static int wait_and_consume(struct agent *a)
 	for (int i = 0; i < n; i++)
 		if (evs[i].data.fd == dc_control_fd(a->control))
 			dc_control_serve(a->control);
+	a->batch = 0;
 	n = ring_buffer__consume(a->rb);
-	return n < 0 ? n : 0;
+	return n < 0 && n != -EAGAIN ? n : 0;
 }
 
 static int start_targets(struct agent *a)
@@ -635,6 +701,7 @@ static int finish(struct agent *a)
 	/* Detach first: nothing new arrives while the last events are drained. */
 	dc_probes_destroy(a->probes);
 	a->probes = NULL;
+	a->draining = true;
 	if (a->rb)
 		ring_buffer__consume(a->rb);
 	if (a->opt.s.mode == DC_MODE_PROFILE)
@@ -654,6 +721,7 @@ static void cleanup(struct agent *a)
 		dc_launch_abort(&a->child);
 	}
 	dc_control_close(a->control);
+	dc_control_release(a->socket_path, a->lock_fd);
 	if (a->epoll_fd > 0)
 		close(a->epoll_fd);
 	ring_buffer__free(a->rb);
@@ -701,8 +769,7 @@ static int setup(struct agent *a)
 	if (load_bpf(a) || attach_probes(a) || create_node_file(a) || write_function_table(a))
 		return -1;
 	a->recorder = dc_recorder_new(a->writer);
-	a->rb = a->recorder ? ring_buffer__new(bpf_map__fd(a->skel->maps.dc_events), dc_recorder_handle,
-					       a->recorder, NULL)
+	a->rb = a->recorder ? ring_buffer__new(bpf_map__fd(a->skel->maps.dc_events), on_sample, a, NULL)
 			    : NULL;
 	if (!a->rb) {
 		die_msg("cannot set up the ring buffer: %s", strerror(errno));
@@ -713,7 +780,7 @@ static int setup(struct agent *a)
 
 int main(int argc, char **argv)
 {
-	static struct agent a = { .child = { .gate_fd = -1, .err_fd = -1 } };
+	static struct agent a = { .child = { .gate_fd = -1, .err_fd = -1 }, .lock_fd = -1 };
 	int status = 0, rc;
 
 	rc = dc_options_parse(argc, argv, &a.opt);

@@ -122,7 +122,7 @@ static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 	uint64_t id;
 
 	if (m->path_len) {
-		m->path[DC_PATH_MAX - 1] = 0;
+		m->path[m->path_len - 1] = 0;
 		e->path = dc_writer_string(r->w, m->path);
 	} else if (has_handle && name_of(r, HANDLE_KEY(e->pid), m->handle, e->ts, &id)) {
 		e->path = id;
@@ -147,10 +147,10 @@ static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, siz
 {
 	struct dc_msg_call m;
 
-	if (len < sizeof(m) - DC_PATH_MAX || (msg->path_len && len < sizeof(m)))
+	if (len < DC_MSG_CALL_BASE || msg->path_len > DC_PATH_MAX || len < DC_MSG_CALL_SIZE(msg->path_len))
 		return 0;
 	/* The ring buffer is mapped read-only: work on a copy. */
-	memcpy(&m, msg, msg->path_len ? sizeof(m) : sizeof(m) - DC_PATH_MAX);
+	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg->path_len));
 	resolve_path(r, &m);
 	return dc_writer_event(r->w, &m.ev);
 }

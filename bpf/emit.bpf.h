@@ -173,7 +173,7 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 		return;
 	}
 	if (!dc_slot(cookie, DC_SLOT_PATH)) {
-		m = bpf_ringbuf_reserve(&dc_events, sizeof(*m) - DC_PATH_MAX, 0);
+		m = bpf_ringbuf_reserve(&dc_events, DC_MSG_CALL_BASE, 0);
 		if (!m) {
 			dc_count(DC_STAT_LOST);
 			return;
@@ -182,16 +182,23 @@ static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args,
 		bpf_ringbuf_submit(m, dc_wakeup());
 		return;
 	}
-	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m), 0);
-	if (!m) {
-		dc_count(DC_STAT_LOST);
-		return;
+	{
+		__u32 zero = 0;
+		long n;
+
+		m = bpf_map_lookup_elem(&dc_path_scratch, &zero);
+		if (!m)
+			return;
+		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags | DC_EV_PATHARG);
+		n = bpf_probe_read_user_str(m->path, DC_PATH_MAX, (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
+		if (n < 0)
+			n = 0;
+		if (n > DC_PATH_MAX)
+			n = DC_PATH_MAX;
+		m->path_len = n;
+		if (bpf_ringbuf_output(&dc_events, m, DC_MSG_CALL_BASE + n, dc_wakeup()))
+			dc_count(DC_STAT_LOST);
 	}
-	dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags | DC_EV_PATHARG);
-	long n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
-					 (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
-	m->path_len = n > 0 ? n : 0;
-	bpf_ringbuf_submit(m, dc_wakeup());
 }
 
 /* An event of the kernel's own (block request, page cache), for a traced
@@ -210,7 +217,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 		dc_profile_add(pid, func, dur, bytes);
 		return;
 	}
-	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m) - DC_PATH_MAX, 0);
+	m = bpf_ringbuf_reserve(&dc_events, DC_MSG_CALL_BASE, 0);
 	if (!m) {
 		dc_count(DC_STAT_LOST);
 		return;

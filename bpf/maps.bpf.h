@@ -97,6 +97,15 @@ struct {
 	__type(value, struct dc_config);
 } dc_config SEC(".maps") __weak;
 
+/* A call with a path is built here, then copied into the ring buffer with
+ * only the bytes of the path it has: a reservation would take 4 KiB each. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_msg_call);
+} dc_path_scratch SEC(".maps") __weak;
+
 /* Size set by dc-agent before load (--ringbuf-mb). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "nodefile.h"
 
 static const char usage[] =
@@ -32,11 +33,11 @@ static const char *proc_kind(unsigned k)
 static void print_header(const struct dc_node_header *h)
 {
 	printf("node job=%s host=%s mode=%s interval_ms=%u uid=%u ncpus=%u agent_pid=%u version=%s\n",
-	       h->job_id, h->hostname, h->mode ? "profile" : "trace", h->interval_ms, h->uid, h->ncpus,
-	       h->agent_pid, h->agent_version);
+	       dc_text_view(h->job_id), dc_text_view(h->hostname), h->mode ? "profile" : "trace", h->interval_ms,
+	       h->uid, h->ncpus, h->agent_pid, dc_text_view(h->agent_version));
 	printf("clock monotonic_ns=%llu realtime_ns=%llu boot_id=%s\n",
-	       (unsigned long long)h->monotonic_ref_ns, (unsigned long long)h->realtime_ref_ns, h->boot_id);
-	printf("topology %s\n", h->topology);
+	       (unsigned long long)h->monotonic_ref_ns, (unsigned long long)h->realtime_ref_ns, dc_text_view(h->boot_id));
+	printf("topology %s\n", dc_text_view(h->topology));
 }
 
 static void print_event(const struct dc_reader *r, const struct dc_functable *f, const struct dc_event *e)
@@ -45,13 +46,13 @@ static void print_event(const struct dc_reader *r, const struct dc_functable *f,
 
 	printf("event ts=%llu dur=%llu pid=%u tid=%u cpu=%u depth=%u level=%s func=%s ret=%lld req=%llu bytes=%llu",
 	       (unsigned long long)e->ts, (unsigned long long)e->dur, e->pid, e->tid, e->cpu, e->depth,
-	       fn ? dc_reader_string(r, fn->category) : "?", fn ? dc_reader_string(r, fn->name) : "?",
-	       (long long)e->ret, (unsigned long long)e->req, (unsigned long long)e->bytes);
+	       fn ? dc_text_view(dc_reader_string(r, fn->category)) : "?",
+	       fn ? dc_text_view(dc_reader_string(r, fn->name)) : "?", (long long)e->ret, (unsigned long long)e->req, (unsigned long long)e->bytes);
 	if (e->flags & DC_EV_FD)
 		printf(" fd=%d", e->fd);
 	if (e->flags & DC_EV_OFFSET)
 		printf(" offset=%lld", (long long)e->offset);
-	printf(" path=%s\n", dc_reader_string(r, e->path));
+	printf(" path=%s\n", dc_text_view(dc_reader_string(r, e->path)));
 }
 
 static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const struct dc_chunk *c, int events_only)
@@ -70,8 +71,8 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 			const struct dc_func *fn = (const struct dc_func *)c->data + i;
 
 			/* observed=syscall: a libc call seen at its system call's tracepoint. */
-			printf("function id=%u level=%s name=%s observed=%s\n", fn->id, dc_reader_string(r, fn->category),
-			       dc_reader_string(r, fn->name),
+			printf("function id=%u level=%s name=%s observed=%s\n", fn->id,
+			       dc_text_view(dc_reader_string(r, fn->category)), dc_text_view(dc_reader_string(r, fn->name)),
 			       fn->flags & DC_EV_KERNEL ? "kernel" : fn->flags & DC_EV_SYSCALL ? "syscall" : "uprobe");
 		} else if (h->type == DC_CHUNK_PROCS) {
 			const struct dc_proc *p = (const struct dc_proc *)c->data + i;
@@ -84,14 +85,14 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 				printf(" signal=%d", p->exit_code & 0x7f);
 			else if (p->kind == DC_PROC_EXIT)
 				printf(" exit=%d", (p->exit_code >> 8) & 0xff);
-			printf(" comm=%s\n", comm);
+			printf(" comm=%s\n", dc_text_view(comm));
 		} else if (h->type == DC_CHUNK_COUNTERS) {
 			const struct dc_counter *k = (const struct dc_counter *)c->data + i;
 			const struct dc_func *fn = dc_functable_get(f, k->func);
 
 			printf("counter ts=%llu pid=%u level=%s func=%s count=%llu time_ns=%llu bytes=%llu\n",
-			       (unsigned long long)k->ts, k->pid, fn ? dc_reader_string(r, fn->category) : "?",
-			       fn ? dc_reader_string(r, fn->name) : "?", (unsigned long long)k->count,
+			       (unsigned long long)k->ts, k->pid, fn ? dc_text_view(dc_reader_string(r, fn->category)) : "?",
+			       fn ? dc_text_view(dc_reader_string(r, fn->name)) : "?", (unsigned long long)k->count,
 			       (unsigned long long)k->time_ns, (unsigned long long)k->bytes);
 		} else if (h->type == DC_CHUNK_RANKS) {
 			const struct dc_rank *k = (const struct dc_rank *)c->data + i;

@@ -423,8 +423,8 @@ static int write_processes(struct h5_writer *w)
 }
 
 struct node_row {
-	const char *host, *file, *topology, *incomplete;
-	uint64_t events, lost, monotonic_ref_ns, realtime_ref_ns;
+	const char *host, *file, *topology, *incomplete, *skipped_because;
+	uint64_t events, skipped, lost, monotonic_ref_ns, realtime_ref_ns;
 	int64_t clock_shift_ns;
 	uint32_t mode;
 };
@@ -441,14 +441,17 @@ static int write_nodes(struct h5_writer *w)
 		const struct dc_node *n = &w->job->nodes[i];
 
 		rows[i] = (struct node_row){ n->hdr.hostname, n->path, n->hdr.topology, n->problem ? n->problem : "",
-					     n->events, n->lost, n->hdr.monotonic_ref_ns, n->hdr.realtime_ref_ns,
-					     n->clock_shift_ns, n->hdr.mode };
+					     n->skip_reason ? n->skip_reason : "", n->events, n->skipped, n->lost,
+					     n->hdr.monotonic_ref_ns, n->hdr.realtime_ref_ns, n->clock_shift_ns,
+					     n->hdr.mode };
 	}
 	H5Tinsert(t, "host", HOFFSET(struct node_row, host), s);
 	H5Tinsert(t, "file", HOFFSET(struct node_row, file), s);
 	H5Tinsert(t, "topology", HOFFSET(struct node_row, topology), s);
 	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), s);
+	H5Tinsert(t, "skipped_because", HOFFSET(struct node_row, skipped_because), s);
 	H5Tinsert(t, "events", HOFFSET(struct node_row, events), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "events_skipped_damaged", HOFFSET(struct node_row, skipped), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "lost", HOFFSET(struct node_row, lost), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "monotonic_ref_ns", HOFFSET(struct node_row, monotonic_ref_ns), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "realtime_ref_ns", HOFFSET(struct node_row, realtime_ref_ns), H5T_NATIVE_UINT64);
@@ -493,6 +496,8 @@ static int finish(struct h5_writer *w)
 	attr_str(w->file, "tool", "DataCrumbs " DC_VERSION);
 	attr_u64(w->file, "time_origin_unix_ns", job->origin_ns);
 	attr_u64(w->file, "events", w->events.written);
+	attr_u64(w->file, "events_in_node_files", job->events);
+	attr_u64(w->file, "events_skipped_damaged", job->skipped);
 	attr_u64(w->file, "lost_events", job->lost);
 	attr_u64(w->file, "nodes", job->nnodes);
 	return 0;
@@ -539,7 +544,7 @@ static unsigned pack_threads(void)
 	return n < 1 ? 1 : n > MAX_PACK_THREADS ? MAX_PACK_THREADS : n;
 }
 
-static void *open_h5(const char *path, const struct dc_job *job, char *err, size_t errlen)
+static void *open_h5(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
 {
 	struct h5_writer *w = calloc(1, sizeof(*w));
 	size_t n = job->nnodes;

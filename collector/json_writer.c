@@ -8,13 +8,16 @@
  * is most of the work of a merge.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "escape.h"
 #include "hashtab.h"
 #include "output.h"
 
@@ -56,6 +59,7 @@ struct json_writer {
 	struct dc_hashtab *ids; /* (node, pid or tid | 1 << 32) -> output id */
 	uint32_t next_id;
 	struct escaped **escaped; /* per node, per string id: JSON-escaped text */
+	unsigned long long written; /* events in this file */
 };
 
 static int sink_write(struct sink *o, const char *p, size_t n)
@@ -236,36 +240,9 @@ static void put_us(struct json_writer *w, uint64_t ns)
 		w->len = fmt_us(o, ns) - w->buf;
 }
 
-/* JSON string body; bytes that are not printable ASCII become \u00XX, so any
- * path (not always UTF-8) comes out as valid JSON. */
-static char *escape(const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t n = strlen(s);
-	char *out = malloc(n * 6 + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			*o++ = '\\';
-			*o++ = *p;
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			memcpy(o, "\\u00", 4);
-			o[4] = hex[*p >> 4];
-			o[5] = hex[*p & 15];
-			o += 6;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 static void put_escaped(struct json_writer *w, const char *s)
 {
-	char *e = escape(s);
+	char *e = dc_json_escaped(s);
 
 	if (!e) {
 		w->err = ENOMEM;
@@ -286,7 +263,7 @@ static const struct escaped *node_string(struct json_writer *w, const struct dc_
 		return &no_string;
 	e = &w->escaped[n->index][id];
 	if (!e->text) {
-		if (!(e->text = escape(dc_reader_string(n->r, id)))) {
+		if (!(e->text = dc_json_escaped(dc_reader_string(n->r, id)))) {
 			w->err = ENOMEM;
 			return NULL;
 		}
@@ -420,9 +397,10 @@ static void all_process_metadata(struct json_writer *w)
 		}
 }
 
-static void *open_writer(const char *path, const struct dc_job *job, bool gz, char *err, size_t errlen)
+static void *open_writer(const char *path, int fd, const struct dc_job *job, bool gz, char *err, size_t errlen)
 {
 	struct json_writer *w = calloc(1, sizeof(*w));
+	int own = -1;
 
 	if (!w || !(w->bufs[0] = malloc(OUT_BUF)) || !(w->bufs[1] = malloc(OUT_BUF)) ||
 	    !(w->ids = dc_hashtab_new(1024)) || !(w->escaped = calloc(job->nnodes, sizeof(*w->escaped))))
@@ -435,12 +413,16 @@ static void *open_writer(const char *path, const struct dc_job *job, bool gz, ch
 	w->job = job;
 	w->first = true;
 	w->next_id = 1;
-	if (gz)
-		w->out.gz = gzopen(path, "wb1");
-	else
-		w->out.f = fopen(path, "w");
+	/* Never reopened by name: the descriptor dc-merge created or checked. */
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (own >= 0 && gz)
+		w->out.gz = gzdopen(own, "wb1");
+	else if (own >= 0)
+		w->out.f = fdopen(own, "w");
 	if (!w->out.gz && !w->out.f) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		if (own >= 0)
+			close(own);
 		goto fail;
 	}
 	pthread_mutex_init(&w->out.mu, NULL);
@@ -465,14 +447,14 @@ fail:
 	return NULL;
 }
 
-static void *open_json(const char *path, const struct dc_job *job, char *err, size_t errlen)
+static void *open_json(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
 {
-	return open_writer(path, job, false, err, errlen);
+	return open_writer(path, fd, job, false, err, errlen);
 }
 
-static void *open_json_gz(const char *path, const struct dc_job *job, char *err, size_t errlen)
+static void *open_json_gz(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
 {
-	return open_writer(path, job, true, err, errlen);
+	return open_writer(path, fd, job, true, err, errlen);
 }
 
 /* The longest event without its strings: every number at its widest. */
@@ -483,6 +465,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	struct json_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
 	uint32_t opid = out_pid(w, n, e->pid), otid = out_tid(w, n, e->pid, e->tid, opid);
+
+	w->written++;
 	static const struct escaped unknown = { "unknown", 7 };
 	const struct escaped *name = f ? node_string(w, n, f->name) : &unknown;
 	const struct escaped *cat = f ? node_string(w, n, f->category) : &no_string;
@@ -566,8 +550,17 @@ static void other_data(struct json_writer *w)
 	put_escaped(w, job->id);
 	PUT(w, "\",\"time_origin_unix_ns\":");
 	put_u64(w, job->origin_ns);
+	/* What this file holds, and what it does not and why: events the
+	 * agents could not record (lost), in damaged chunks (skipped), and left
+	 * out by --time-range or --ranks (filtered). */
 	PUT(w, ",\"events\":");
+	put_u64(w, w->written);
+	PUT(w, ",\"events_in_node_files\":");
 	put_u64(w, job->events);
+	PUT(w, ",\"events_skipped_damaged\":");
+	put_u64(w, job->skipped);
+	PUT(w, ",\"events_filtered\":");
+	put_u64(w, job->events - job->skipped - w->written);
 	PUT(w, ",\"lost_events\":");
 	put_u64(w, job->lost);
 	PUT(w, ",\"nodes\":[");
@@ -578,8 +571,15 @@ static void other_data(struct json_writer *w)
 			PUT(w, ",");
 		PUT(w, "{\"host\":\"");
 		put_escaped(w, n->hdr.hostname);
-		PUT(w, "\",\"events\":");
+		PUT(w, "\",\"events_in_node_file\":");
 		put_u64(w, n->events);
+		PUT(w, ",\"events_skipped_damaged\":");
+		put_u64(w, n->skipped);
+		if (n->skip_reason) {
+			PUT(w, ",\"skipped_because\":\"");
+			put_escaped(w, n->skip_reason);
+			PUT(w, "\"");
+		}
 		PUT(w, ",\"lost_events\":");
 		put_u64(w, n->lost);
 		PUT(w, ",\"mode\":\"");

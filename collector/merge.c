@@ -118,8 +118,16 @@ static int activate(struct dc_merge *m, const struct dc_run *run)
 		return -1;
 	st = dc_reader_load(run->node->r, run->offset, &run->hdr, a.buf.data);
 	if (st != DC_READ_OK) {
-		fprintf(stderr, "%s: warning: %s; skipped\n", program_invocation_short_name,
-			dc_reader_problem(run->node->r));
+		const char *why = dc_reader_problem(run->node->r);
+
+		fprintf(stderr, "%s: warning: %s; skipped\n", program_invocation_short_name, why);
+		/* Every output says what it left out, not only stderr. */
+		if (run->hdr.type == DC_CHUNK_EVENTS) {
+			run->node->skipped += run->hdr.count;
+			m->job->skipped += run->hdr.count;
+			if (!run->node->skip_reason)
+				run->node->skip_reason = strdup(why);
+		}
 		give_buffer(m, a.buf);
 		return 0;
 	}

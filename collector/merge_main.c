@@ -17,6 +17,7 @@
 
 #include "merge.h"
 #include "nodeset.h"
+#include "out_file.h"
 #include "output.h"
 
 static const char usage[] =
@@ -263,56 +264,22 @@ static void summary(const struct dc_job *job, const char *path, unsigned long lo
 		written, job->events, job->lost, span, path, st.st_size / 1048576.0);
 }
 
-/* An output that exists and is no regular file (/dev/null, a FIFO) is
- * written to in place: renaming a file over it would replace the device. */
-static bool in_place(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-}
-
-/* The complete temporary file takes the output's name. */
-static int publish(const struct options *o, const char *tmp, const char *path)
-{
-	if (o->group_read && chmod(tmp, 0640)) {
-		fprintf(stderr, "dc-merge: cannot make %s group-readable: %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		fprintf(stderr, "dc-merge: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int run(const struct options *o, struct dc_job *job, const char *path)
 {
-	char tmp[PATH_MAX + 16], err[1024];
+	char err[PATH_MAX + 512];
 	unsigned long long written = 0;
-	bool direct = in_place(path);
+	struct dc_out_file out;
 	void *w;
-	int fd, rc;
+	int rc;
 
-	if (direct && o->ops == &dc_hdf5_output) {
-		fprintf(stderr, "dc-merge: %s is not a regular file, which HDF5 output needs\n", path);
+	if (dc_out_file_open(&out, path, o->output != NULL, o->ops == &dc_hdf5_output, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
 		return -1;
 	}
-	/* Written beside its final name, private until complete. */
-	snprintf(tmp, sizeof(tmp), "%s%s", path, direct ? "" : ".tmp.XXXXXX");
-	if (!direct) {
-		fd = mkstemp(tmp);
-		if (fd < 0) {
-			fprintf(stderr, "dc-merge: cannot create %s: %s\n", tmp, strerror(errno));
-			return -1;
-		}
-		close(fd);
-	}
-	w = o->ops->open(tmp, job, err, sizeof(err));
+	w = o->ops->open(out.in_place ? path : out.tmp_path, out.fd, job, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "dc-merge: %s\n", err);
-		if (!direct)
-			unlink(tmp);
+		dc_out_file_close(&out, false);
 		return -1;
 	}
 	rc = merge(o, job, w, &written);
@@ -322,13 +289,13 @@ static int run(const struct options *o, struct dc_job *job, const char *path)
 		fprintf(stderr, "dc-merge: %s\n", err);
 		rc = -1;
 	}
-	if (!rc && !direct)
-		rc = publish(o, tmp, path);
-	if (rc) {
-		if (!direct)
-			unlink(tmp);
-		return -1;
+	if (!rc && dc_out_file_publish(&out, o->group_read, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		rc = -1;
 	}
+	dc_out_file_close(&out, !rc);
+	if (rc)
+		return -1;
 	if (!o->quiet)
 		summary(job, path, written);
 	return 0;

@@ -350,6 +350,7 @@ void dc_job_close(struct dc_job *job)
 		dc_hashtab_free(n->proc_ids);
 		free(n->stats);
 		free(n->problem);
+		free(n->skip_reason);
 	}
 	free(job->nodes);
 	free(job->runs);

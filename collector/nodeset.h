@@ -47,6 +47,10 @@ struct dc_node {
 	unsigned nstats;
 	unsigned long long events, lost;
 	char *problem; /* why the file ends early, NULL if it closed cleanly */
+	/* Events of chunks the merge found damaged and skipped, and why (the
+	 * first problem); events counts them too. */
+	unsigned long long skipped;
+	char *skip_reason;
 };
 
 struct dc_job {
@@ -58,6 +62,7 @@ struct dc_job {
 	__u64 origin_ns;     /* the earliest wall time: output times count from it */
 	__u64 first_ns, last_ns;
 	unsigned long long events, lost;
+	unsigned long long skipped; /* events of damaged chunks, left out */
 	int ranks;
 };
 

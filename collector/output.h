@@ -10,7 +10,9 @@
 struct dc_output_ops {
 	const char *format; /* as --format names it */
 	const char *suffix; /* of the default output file */
-	void *(*open)(const char *path, const struct dc_job *job, char *err, size_t errlen);
+	/* fd: the output, opened by dc-merge (JSON writes to it, keeping its
+	 * own duplicate); HDF5 creates its file at path instead. */
+	void *(*open)(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen);
 	int (*event)(void *w, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns);
 	int (*counter)(void *w, const struct dc_node *n, const struct dc_counter *c, __u64 wall_ns);
 	/* Finishes the file when ok, else only releases it; 0 when all went well. */

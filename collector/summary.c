@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <hdf5.h>
 
+#include "escape.h"
 #include "hashtab.h"
 #include "merge.h"
 #include "nodeset.h"
@@ -75,6 +76,8 @@ struct job_info {
 	size_t nnodes;
 	int ranks;
 	unsigned long long events, lost;
+	unsigned long long skipped; /* in damaged chunks, not counted anywhere */
+	char skip_reason[512];
 	uint64_t first_ns, last_ns;
 };
 
@@ -263,16 +266,24 @@ static int from_node_files(struct summary *s, const char *dir, const char *id)
 			if (dc_node_func(n, f))
 				consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
 	}
-	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .events = job.events,
-				    .lost = job.lost, .first_ns = job.first_ns, .last_ns = job.last_ns };
+	/* events: those read and counted below, not the index's claim. */
+	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .lost = job.lost,
+				    .first_ns = job.first_ns, .last_ns = job.last_ns };
 	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
 	rc = start(s, world);
 	m = rc ? NULL : dc_merge_new(&job);
-	while (m && !rc && (k = dc_merge_next(m, &it)) > 0)
-		if (it.type == DC_CHUNK_EVENTS)
+	while (m && !rc && (k = dc_merge_next(m, &it)) > 0) {
+		if (it.type == DC_CHUNK_EVENTS) {
 			rc = take_event(s, it.node, it.rec);
+			s->job.events++;
+		}
+	}
 	if (!m || k < 0)
 		rc = -1;
+	s->job.skipped = job.skipped;
+	for (size_t i = 0; i < job.nnodes && !s->job.skip_reason[0]; i++)
+		if (job.nodes[i].skip_reason)
+			snprintf(s->job.skip_reason, sizeof(s->job.skip_reason), "%s", job.nodes[i].skip_reason);
 	dc_merge_free(m);
 	dc_job_close(&job);
 	return rc;
@@ -383,6 +394,12 @@ static void read_attrs(hid_t f, struct job_info *j)
 	if ((a = H5Aopen(f, "lost_events", H5P_DEFAULT)) >= 0) {
 		H5Aread(a, H5T_NATIVE_ULLONG, &j->lost);
 		H5Aclose(a);
+	}
+	if ((a = H5Aopen(f, "events_skipped_damaged", H5P_DEFAULT)) >= 0) {
+		H5Aread(a, H5T_NATIVE_ULLONG, &j->skipped);
+		H5Aclose(a);
+		if (j->skipped)
+			snprintf(j->skip_reason, sizeof(j->skip_reason), "see the nodes table's skipped_because");
 	}
 	if ((a = H5Aopen(f, "nodes", H5P_DEFAULT)) >= 0) {
 		unsigned long long n = 0;
@@ -530,18 +547,10 @@ static int *slowest_ranks(const struct summary *s, int *n)
 
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	char *e = dc_json_escaped(s);
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	printf("\"%s\"", e ? e : "");
+	free(e);
 }
 
 static void json_totals(const struct totals *t)
@@ -573,8 +582,13 @@ static void print_json(struct summary *s, int top)
 
 	printf("{\"job_id\":");
 	json_str(job->id);
-	printf(",\"nodes\":%zu,\"mpi_ranks\":%d,\"events\":%llu,\"lost_events\":%llu,\"span_s\":%.9f", job->nnodes,
-	       job->ranks, job->events, job->lost, span);
+	printf(",\"nodes\":%zu,\"mpi_ranks\":%d,\"events\":%llu,\"events_skipped_damaged\":%llu,"
+	       "\"lost_events\":%llu,\"span_s\":%.9f", job->nnodes, job->ranks, job->events, job->skipped, job->lost,
+	       span);
+	if (job->skipped) {
+		printf(",\"skipped_because\":");
+		json_str(job->skip_reason);
+	}
 	printf(",\"functions\":[");
 	for (size_t i = 0; i < s->nfns; i++) {
 		printf(i ? ",{\"level\":" : "{\"level\":");
@@ -625,8 +639,8 @@ static void text_files(const char *title, struct file_row *files, size_t n, int 
 {
 	printf("\n## %s\n%-8s %10s %14s %10s  %s\n", title, "level", "calls", "bytes", "time_s", "path");
 	for (size_t i = 0; i < n && (int)i < top; i++)
-		printf("%-8s %10llu %14llu %10.6f  %s\n", files[i].level, (unsigned long long)files[i].t.calls,
-		       (unsigned long long)files[i].t.bytes, files[i].t.time_ns / 1e9, files[i].path);
+		printf("%-8s %10llu %14llu %10.6f  %s\n", dc_text_view(files[i].level), (unsigned long long)files[i].t.calls,
+		       (unsigned long long)files[i].t.bytes, files[i].t.time_ns / 1e9, dc_text_view(files[i].path));
 }
 
 static void print_text(struct summary *s, int top)
@@ -635,13 +649,16 @@ static void print_text(struct summary *s, int top)
 	double span = (job->last_ns - job->first_ns) / 1e9;
 	int nslow, *slow = slowest_ranks(s, &nslow);
 
-	printf("# DataCrumbs job summary: job %s\n", job->id);
+	printf("# DataCrumbs job summary: job %s\n", dc_text_view(job->id));
 	printf("# nodes %zu, MPI ranks %d, events %llu, lost events %llu%s, span %.6f s\n", job->nnodes,
 	       job->ranks, job->events, job->lost, job->lost ? " (counts are low by as much)" : "", span);
+	if (job->skipped)
+		printf("# warning: %llu events in damaged chunks were skipped and are counted nowhere below (%s)\n",
+		       job->skipped, dc_text_view(job->skip_reason));
 	printf("\n## Per level and function\n%-8s %-24s %10s %14s %12s %10s\n", "level", "function", "calls",
 	       "bytes", "time_s", "max_ms");
 	for (size_t i = 0; i < s->nfns; i++)
-		printf("%-8s %-24s %10llu %14llu %12.6f %10.3f\n", s->fns[i].level, s->fns[i].name,
+		printf("%-8s %-24s %10llu %14llu %12.6f %10.3f\n", dc_text_view(s->fns[i].level), dc_text_view(s->fns[i].name),
 		       (unsigned long long)s->fns[i].t.calls, (unsigned long long)s->fns[i].t.bytes,
 		       s->fns[i].t.time_ns / 1e9, s->fns[i].t.max_ns / 1e6);
 	printf("\n## Per level\n%-8s %10s %14s %14s %12s %14s\n", "level", "calls", "read_bytes", "write_bytes",
@@ -649,7 +666,7 @@ static void print_text(struct summary *s, int top)
 	for (size_t i = 0; i < s->nlevels; i++) {
 		const struct level_row *l = &s->levels[i];
 
-		printf("%-8s %10llu %14llu %14llu %12.6f %14.3f\n", l->level, (unsigned long long)l->t.calls,
+		printf("%-8s %10llu %14llu %14llu %12.6f %14.3f\n", dc_text_view(l->level), (unsigned long long)l->t.calls,
 		       (unsigned long long)l->read_bytes, (unsigned long long)l->write_bytes, l->t.time_ns / 1e9,
 		       span > 0 ? (l->read_bytes + l->write_bytes) / 1048576.0 / span : 0);
 	}
@@ -659,13 +676,13 @@ static void print_text(struct summary *s, int top)
 	putchar('\n');
 	for (size_t i = 0; i < s->nlevels; i++)
 		for (int op = 0; op < 2; op++) {
-			printf("%-8s %-5s", s->levels[i].level, op ? "write" : "read");
+			printf("%-8s %-5s", dc_text_view(s->levels[i].level), op ? "write" : "read");
 			for (int b = 0; b < NBINS; b++)
 				printf(" %9llu", (unsigned long long)s->levels[i].hist[op][b]);
 			putchar('\n');
 		}
 	if (nslow) {
-		printf("\n## Slowest ranks (I/O time at the %s level)\n%6s %10s %14s %12s\n", s->base_level, "rank",
+		printf("\n## Slowest ranks (I/O time at the %s level)\n%6s %10s %14s %12s\n", dc_text_view(s->base_level), "rank",
 		       "calls", "bytes", "time_s");
 		for (int i = 0; i < nslow && i < top; i++)
 			printf("%6d %10llu %14llu %12.6f\n", slow[i], (unsigned long long)s->ranks[slow[i]].t.calls,

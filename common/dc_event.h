@@ -8,7 +8,9 @@
 #ifndef DC_EVENT_H
 #define DC_EVENT_H
 
-#define DC_PATH_MAX 256
+/* A whole path, as the kernel takes it (PATH_MAX, with its NUL): a longer
+ * one fails with ENAMETOOLONG, so no path a call used is ever cut. */
+#define DC_PATH_MAX 4096
 #define DC_COMM_LEN 16
 #define DC_MAX_DEPTH 8
 #define DC_MAX_FUNCS 4096
@@ -128,6 +130,9 @@ enum dc_msg_type {
 	DC_MSG_PROC,
 };
 
+/* A call as the BPF side reports it; the ring buffer carries only the
+ * bytes of path[] filled (DC_MSG_CALL_SIZE(path_len)). Not the on-disk
+ * record: the agent turns it into a struct dc_event and a string id. */
 struct dc_msg_call {
 	__u32 type;
 	__u32 path_len; /* bytes of path[] filled, with the NUL; 0 for none */
@@ -135,6 +140,8 @@ struct dc_msg_call {
 	struct dc_event ev;
 	char path[DC_PATH_MAX];
 };
+#define DC_MSG_CALL_BASE (sizeof(struct dc_msg_call) - DC_PATH_MAX)
+#define DC_MSG_CALL_SIZE(path_len) (DC_MSG_CALL_BASE + (path_len))
 
 struct dc_msg_proc {
 	__u32 type;

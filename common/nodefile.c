@@ -168,6 +168,12 @@ static int fail(struct dc_writer *w, int err)
 struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr, int uid, int gid,
 				   unsigned mode, char *err, size_t errlen)
 {
+	return dc_writer_create_at(AT_FDCWD, path, hdr, uid, gid, mode, err, errlen);
+}
+
+struct dc_writer *dc_writer_create_at(int dir_fd, const char *path, const struct dc_node_header *hdr, int uid,
+				      int gid, unsigned mode, char *err, size_t errlen)
+{
 	struct dc_node_header h = *hdr;
 	struct dc_writer *w = calloc(1, sizeof(*w));
 
@@ -175,7 +181,7 @@ struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0640);
+	w->fd = openat(dir_fd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0640);
 	if (w->fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		goto fail;
@@ -196,7 +202,7 @@ struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header
 	return w;
 
 fail_unlink:
-	unlink(path);
+	unlinkat(dir_fd, path, 0);
 	close(w->fd);
 fail:
 	if (w)
@@ -442,6 +448,7 @@ static const char *check_header(const struct dc_node_header *h, ssize_t got)
 struct dc_reader *dc_reader_open(const char *path, char *err, size_t errlen)
 {
 	struct dc_reader *r = calloc(1, sizeof(*r));
+	struct stat st = { 0 };
 	const char *why;
 	ssize_t got;
 
@@ -451,11 +458,19 @@ struct dc_reader *dc_reader_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	r->fd = -1;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	r->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (r->fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s is not a regular file (%s)", path,
+			 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a folder"
+			 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file");
+		goto fail;
+	}
+	fcntl(r->fd, F_SETFL, 0);
 	got = read_full(r->fd, &r->hdr, sizeof(r->hdr));
 	if (got < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -110,6 +110,10 @@ struct dc_writer;
  * 0640 to let the group read), owned by uid:gid (-1: unchanged). */
 struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header *hdr, int uid, int gid,
 				   unsigned mode, char *err, size_t errlen);
+/* The same, with path relative to the folder dir_fd holds (no name is
+ * resolved twice: the agent creates node files in a folder it holds open). */
+struct dc_writer *dc_writer_create_at(int dir_fd, const char *path, const struct dc_node_header *hdr, int uid,
+				      int gid, unsigned mode, char *err, size_t errlen);
 __u32 dc_writer_string(struct dc_writer *w, const char *s);
 int dc_writer_func(struct dc_writer *w, const struct dc_func *f);
 int dc_writer_event(struct dc_writer *w, const struct dc_event *e);

@@ -21,7 +21,7 @@ expect "missing folder" "cannot open nope" 1 "$DC_MERGE" x -i nope
 expect "bad format" "--format: expected json, json.gz or hdf5" 2 "$DC_MERGE" good -i "$job" -f xml
 expect "bad ranks" "--ranks: expected a list" 2 "$DC_MERGE" good -i "$job" -r 3-1
 expect "no ranks" "has no MPI ranks" 1 "$DC_MERGE" good -i "$job" -r 0
-expect "output folder missing" "cannot create no/dir/x.json.tmp" 1 "$DC_MERGE" good -i "$job" -o no/dir/x.json
+expect "output folder missing" "cannot open the folder no/dir" 1 "$DC_MERGE" good -i "$job" -o no/dir/x.json
 
 # A device or a pipe is written to in place, never renamed over.
 "$DC_MERGE" good -i "$job" -o /dev/null -q
@@ -33,7 +33,7 @@ reader=$!
 wait "$reader" || fail "the JSON read from a pipe does not parse"
 [ -p pipe ] || fail "the pipe was replaced"
 assert_eq "$(grep '^posix write ' pipe.txt | cut -d' ' -f3)" "300" "writes through a pipe"
-expect "hdf5 to a device" "/dev/null is not a regular file, which HDF5 output needs" 1 \
+expect "hdf5 to a device" "/dev/null is a device, not a regular file: HDF5 output needs a regular file" 1 \
 	"$DC_MERGE" good -i "$job" -f hdf5 -o /dev/null
 [ -c /dev/null ] || fail "/dev/null is no longer a device"
 

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,7 @@ static void test_json_record_longer_than_buffer(void **state)
 	char jdir[] = "/tmp/dc-merge-json.XXXXXX", path[512], err[512], *long_path = malloc(LEN + 1), *text;
 	struct dc_node_header h = { .monotonic_ref_ns = 1000, .realtime_ref_ns = 1700000000000000000ull };
 	struct dc_merge_item it;
+	int out_fd;
 	struct dc_writer *nw;
 	struct dc_merge *m;
 	struct dc_job job;
@@ -158,7 +160,10 @@ static void test_json_record_longer_than_buffer(void **state)
 
 	assert_int_equal(dc_job_open(jdir, "long", &job, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/out.json", jdir);
-	jw = dc_json_output.open(path, &job, err, sizeof(err));
+	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(out_fd >= 0);
+	jw = dc_json_output.open(path, out_fd, &job, err, sizeof(err));
+	close(out_fd);
 	assert_non_null(jw);
 	m = dc_merge_new(&job);
 	while (dc_merge_next(m, &it) > 0)
