@@ -119,6 +119,41 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
 }
 
+/* Patterns, thin wrappers, and keys given twice. */
+static void test_patterns_wrappers_duplicates(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: h5\nlibrary: libhdf5.so\nfunctions:\n"
+		   "  - match: \"H5D*\"\n"
+		   "  - {regex: \"^H5F(open|close)$\", handle: 1}\n"
+		   "  - {name: write, syscall: write, fd: 1}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.fns[0].select, DC_FN_GLOB);
+	assert_string_equal(set.fns[0].name, "H5D*");
+	assert_int_equal(set.fns[1].select, DC_FN_REGEX);
+	assert_int_equal(set.fns[2].select, DC_FN_NAME);
+	assert_string_equal(set.fns[2].syscall, "write");
+	dc_probe_set_free(&set);
+
+	write_yaml("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: write, fd: 1, fd: 2}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":4: key 'fd' appears twice in this mapping (first on line 4)"));
+
+	write_yaml("set: x\nset: y\nlibrary: libc.so.6\nfunctions: all\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":2: key 'set' appears twice"));
+
+	write_yaml("set: x\nlibrary: libc.so.6\nfunctions:\n  - {regex: \"([\"}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "regex '(['"));
+
+	write_yaml("set: x\nlibrary: libc.so.6\nfunctions:\n  - {match: \"f*\", syscall: write}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "syscall: goes with one function's name"));
+}
+
 static void test_missing_file(void **state)
 {
 	struct dc_probe_set set;
@@ -167,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_set),
 		cmocka_unit_test(test_syscall_set_and_all),
 		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_patterns_wrappers_duplicates),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_find_in_dirs),
 		cmocka_unit_test(test_settings),
