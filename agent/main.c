@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,6 +42,8 @@
  * are looked at again: under a flood the ring never empties, and SIGTERM
  * and a rank's registration must still be answered within a second. */
 #define BATCH_EVENTS 32768
+/* Above the job's processes (nice 0): see main(). */
+#define AGENT_NICE -10
 #define MAX_SETS 64
 
 static volatile sig_atomic_t stop_signal;
@@ -793,6 +796,10 @@ int main(int argc, char **argv)
 		cleanup(&a);
 		return 1;
 	}
+	/* The agent's work is the job's events: it must keep up with them
+	 * when the job keeps every core busy, or they are lost. */
+	if (setpriority(PRIO_PROCESS, 0, AGENT_NICE) && a.opt.verbose)
+		fprintf(stderr, "dc-agent: cannot raise its priority: %s\n", strerror(errno));
 	write_ready_file(a.opt.ready_file);
 	if (a.opt.verbose)
 		fprintf(stderr, "dc-agent: tracing into %s\n", a.path);
