@@ -28,17 +28,18 @@ struct dc_control {
 	unsigned long refused;
 };
 
+/* The socket's folder and its parents, as mkdir -p makes them. */
 static int make_dir(const char *path)
 {
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)], *slash;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 
 	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = 0;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -1;
+	for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+		*p = 0;
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
 	return 0;
 }
 

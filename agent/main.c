@@ -34,6 +34,7 @@
 #include "options.h"
 #include "probes.h"
 #include "recorder.h"
+#include "test_hooks.h"
 #include "topology.h"
 
 #define POLL_MS 50
@@ -182,8 +183,13 @@ static void set_rodata(struct agent *a)
 		if (a->sets[i].dtype_size_offset)
 			ro->dc_dtype_size_offset = a->sets[i].dtype_size_offset;
 	if (a->opt.match_env) {
+		struct stat st;
+
 		ro->dc_env_match_len = strlen(a->opt.match_env);
 		memcpy((char *)ro->dc_env_match, a->opt.match_env, ro->dc_env_match_len);
+		/* This node's programs only: those in the agent's network namespace. */
+		if (stat("/proc/self/ns/net", &st) == 0)
+			ro->dc_netns_ino = st.st_ino;
 	}
 }
 
@@ -351,7 +357,7 @@ static void clock_refs(__u64 *mono, __u64 *real)
 		if (m1 - m0 < best) {
 			best = m1 - m0;
 			*mono = m0 + (m1 - m0) / 2;
-			*real = r;
+			*real = r + dc_test_clock_skew_ns();
 		}
 	}
 }

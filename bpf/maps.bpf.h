@@ -43,6 +43,10 @@ const volatile __u32 dc_dtype_size_offset __weak = 0;
  * (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
 const volatile __u32 dc_env_match_len __weak = 0;
 const volatile char dc_env_match[DC_ENV_MATCH_MAX] __weak = {};
+/* The node, as the kernel knows it: the agent's network namespace. One
+ * kernel may hold several nodes (containers, the test cluster), each with
+ * its agent; a program joins by its environment only on its own node. */
+const volatile __u32 dc_netns_ino __weak = 0;
 
 /* Thread group ids of the job's processes. */
 struct {

@@ -127,13 +127,17 @@ int dc_exec(void *ctx)
 		send_proc(DC_PROC_EXEC, tgid, 0, 0);
 		return 0;
 	}
-	if (!dc_env_match_len || !env_matches())
+	if (!dc_env_match_len)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+	if (dc_netns_ino && BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != dc_netns_ino)
+		return 0;
+	if (!env_matches())
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);
 		return 0;
 	}
-	task = (struct task_struct *)bpf_get_current_task();
 	send_proc(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0);
 	return 0;
 }

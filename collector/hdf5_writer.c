@@ -425,7 +425,8 @@ static int write_processes(struct h5_writer *w)
 struct node_row {
 	const char *host, *file, *topology, *incomplete, *skipped_because;
 	uint64_t events, skipped, lost, monotonic_ref_ns, realtime_ref_ns;
-	int64_t clock_shift_ns;
+	int64_t clock_shift_ns, mpi_clock_offset_ns;
+	int64_t mpi_clock_error_ns; /* -1: not measured */
 	uint32_t mode;
 };
 
@@ -443,7 +444,8 @@ static int write_nodes(struct h5_writer *w)
 		rows[i] = (struct node_row){ n->hdr.hostname, n->path, n->hdr.topology, n->problem ? n->problem : "",
 					     n->skip_reason ? n->skip_reason : "", n->events, n->skipped, n->lost,
 					     n->hdr.monotonic_ref_ns, n->hdr.realtime_ref_ns, n->clock_shift_ns,
-					     n->hdr.mode };
+					     n->mpi_offset_ns,
+					     n->mpi_error_ns == UINT64_MAX ? -1 : (int64_t)n->mpi_error_ns, n->hdr.mode };
 	}
 	H5Tinsert(t, "host", HOFFSET(struct node_row, host), s);
 	H5Tinsert(t, "file", HOFFSET(struct node_row, file), s);
@@ -456,6 +458,8 @@ static int write_nodes(struct h5_writer *w)
 	H5Tinsert(t, "monotonic_ref_ns", HOFFSET(struct node_row, monotonic_ref_ns), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "realtime_ref_ns", HOFFSET(struct node_row, realtime_ref_ns), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "clock_shift_ns", HOFFSET(struct node_row, clock_shift_ns), H5T_NATIVE_INT64);
+	H5Tinsert(t, "mpi_clock_offset_ns", HOFFSET(struct node_row, mpi_clock_offset_ns), H5T_NATIVE_INT64);
+	H5Tinsert(t, "mpi_clock_error_ns", HOFFSET(struct node_row, mpi_clock_error_ns), H5T_NATIVE_INT64);
 	H5Tinsert(t, "mode", HOFFSET(struct node_row, mode), H5T_NATIVE_UINT32);
 	H5Tclose(s);
 	rc = write_rows(w->file, "nodes", t, rows, w->job->nnodes);

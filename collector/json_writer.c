@@ -588,8 +588,16 @@ static void other_data(struct json_writer *w)
 		put_escaped(w, n->hdr.topology);
 		PUT(w, "\",\"clock_shift_ns\":");
 		put_i64(w, n->clock_shift_ns);
+		/* The correction to rank 0's clock, measured by libdcpmpi, and its
+		 * error bound (half the shortest round trip); null when no rank
+		 * measured it. */
 		PUT(w, ",\"mpi_clock_offset_ns\":");
 		put_i64(w, n->mpi_offset_ns);
+		PUT(w, ",\"mpi_clock_error_ns\":");
+		if (n->mpi_error_ns == UINT64_MAX)
+			PUT(w, "null");
+		else
+			put_u64(w, n->mpi_error_ns);
 		if (n->problem) {
 			PUT(w, ",\"incomplete\":\"");
 			put_escaped(w, n->problem);

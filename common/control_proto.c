@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int bad(char *why, size_t len, const char *what)
 {
@@ -41,7 +42,13 @@ int dc_ctl_socket_path(const char *job_id, char *out, size_t len)
 
 	if (env && *env)
 		return (size_t)snprintf(out, len, "%s", env) < len ? 0 : -1;
+	char host[65] = "";
+
 	if (!job_id || !*job_id || strchr(job_id, '/'))
 		return -1;
-	return (size_t)snprintf(out, len, "%s/%s.sock", DC_CTL_SOCKET_DIR, job_id) < len ? 0 : -1;
+	/* Per host: nodes that share a file system (containers, or the test
+	 * cluster's namespaces on one machine) each have their own agent. */
+	if (gethostname(host, sizeof(host) - 1) || !*host || strchr(host, '/') || host[0] == '.')
+		snprintf(host, sizeof(host), "localhost");
+	return (size_t)snprintf(out, len, "%s/%s/%s.sock", DC_CTL_SOCKET_DIR, host, job_id) < len ? 0 : -1;
 }

@@ -44,7 +44,7 @@ struct dc_ctl_reply {
 
 /* Checks a received message: 0, or -1 with the reason in why. */
 int dc_ctl_parse(const void *buf, size_t len, struct dc_ctl_msg *out, char *why, size_t whylen);
-/* The socket path for a job: $DC_AGENT_SOCKET, else DC_CTL_SOCKET_DIR/JOB.sock;
+/* The socket path for a job: $DC_AGENT_SOCKET, else DC_CTL_SOCKET_DIR/HOST/JOB.sock;
  * -1 when neither a path nor a job id is known. */
 int dc_ctl_socket_path(const char *job_id, char *out, size_t len);
 

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${DC_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DC_CMAKE_ARGS:-} >/dev/null
+# Test hooks (common/test_hooks.h) only when scripts/test.sh asks for them.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDC_TEST_HOOKS="${DC_TEST_HOOKS:-OFF}" ${DC_CMAKE_ARGS:-} >/dev/null
 cmake --build "$build" -j "$(nproc)"

@@ -3,6 +3,6 @@
 # integration tests that load eBPF programs and run real workloads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-"$(dirname "$0")/build.sh"
+DC_TEST_HOOKS=ON "$(dirname "$0")/build.sh"
 cd "${DC_BUILD_DIR:-build}"
 ctest --output-on-failure "$@"
