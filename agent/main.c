@@ -190,6 +190,8 @@ static void set_rodata(struct agent *a)
 		/* This node's programs only: those in the agent's network namespace. */
 		if (stat("/proc/self/ns/net", &st) == 0)
 			ro->dc_netns_ino = st.st_ino;
+		for (int i = 0; i < a->opt.nskip_comm; i++)
+			memcpy((char *)ro->dc_skip_comm[i], a->opt.skip_comm[i], DC_COMM_LEN);
 	}
 }
 

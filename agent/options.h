@@ -15,6 +15,8 @@ struct dc_options {
 	char *ready_file;
 	char *socket_path;
 	char *match_env;
+	char skip_comm[DC_SKIP_COMMS][DC_COMM_LEN];
+	int nskip_comm;
 	pid_t pids[DC_MAX_PIDS];
 	int npids;
 	int verbose;

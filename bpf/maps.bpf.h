@@ -47,6 +47,8 @@ const volatile char dc_env_match[DC_ENV_MATCH_MAX] __weak = {};
  * kernel may hold several nodes (containers, the test cluster), each with
  * its agent; a program joins by its environment only on its own node. */
 const volatile __u32 dc_netns_ino __weak = 0;
+/* Command names --match-env leaves out (dc-prolog, dc-epilog), "" unused. */
+const volatile char dc_skip_comm[DC_SKIP_COMMS][DC_COMM_LEN] __weak = {};
 
 /* Thread group ids of the job's processes. */
 struct {

@@ -100,6 +100,27 @@ static long env_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* Whether the program just exec'd is one --skip-comm names. */
+static __always_inline int skipped_comm(void)
+{
+	char comm[DC_COMM_LEN];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (int k = 0; k < DC_SKIP_COMMS; k++) {
+		int same = dc_skip_comm[k][0] != 0;
+
+		for (int i = 0; same && i < DC_COMM_LEN; i++) {
+			if (comm[i] != dc_skip_comm[k][i])
+				same = 0;
+			else if (!comm[i])
+				break;
+		}
+		if (same)
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether the program just exec'd has NAME=VALUE in its environment. */
 static __always_inline int env_matches(void)
 {
@@ -131,6 +152,8 @@ int dc_exec(void *ctx)
 		return 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	if (dc_netns_ino && BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != dc_netns_ino)
+		return 0;
+	if (skipped_comm())
 		return 0;
 	if (!env_matches())
 		return 0;

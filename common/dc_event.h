@@ -153,6 +153,8 @@ struct dc_msg_proc {
 enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 #define DC_ENV_MATCH_MAX 64
+/* Programs --match-env does not take, by their command name (comm). */
+#define DC_SKIP_COMMS 4
 
 /* Kernel-level events that no call carries: function ids set by dc-agent. */
 enum dc_kfunc {

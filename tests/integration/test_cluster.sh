@@ -111,3 +111,57 @@ print("ok: HDF5 nodes table states each node's correction and bound")
 PY
 h5dump -H -d nodes "$TMP/cjob.h5" | grep -q mpi_clock_error_ns || fail "HDF5 nodes table has no mpi_clock_error_ns"
 echo "ok: HDF5 nodes table has the correction and its bound"
+
+# --- Slurm over the three nodes: sbatch -N 3, dc-prolog/dc-epilog run by
+# each node's slurmd (slurm.conf Prolog=/Epilog=), the first node merges ---
+export DC_OUTPUT_DIR=$TMP/sout
+mkdir -p "$DC_OUTPUT_DIR" "$TMP/s"
+chmod 777 "$TMP/s"
+cat >"$TMP/dc.conf" <<CONF
+DC_OUTPUT_DIR=$DC_OUTPUT_DIR
+DC_AGENT=$DC_AGENT
+DC_MERGE=$DC_MERGE
+DC_STATE_DIR=$TMP/state
+DC_PROBES=posix
+DC_MERGE_FORMAT=json
+CONF
+# Wrappers named as the scripts (the agent skips programs by that name).
+mkdir -p "$TMP/wrap"
+for s in prolog epilog; do
+	printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nexec %s "$@"\n' "$TMP/dc.conf" "$DC_SRC/slurm/dc-$s" >"$TMP/wrap/dc-$s"
+	chmod 755 "$TMP/wrap/dc-$s"
+done
+"$cluster/slurm-start.sh" "$DC_CLUSTER_DIR" "$TMP/wrap/dc-prolog" "$TMP/wrap/dc-epilog" >/dev/null
+export SLURM_CONF=$DC_CLUSTER_DIR/slurm.conf
+cat >"$TMP/job.sh" <<JOB
+#!/bin/bash
+srun -N3 -n6 bash -c 'mkdir -p $TMP/s/\$SLURM_PROCID && exec $DC_WORKLOADS/posix_write $TMP/s/\$SLURM_PROCID \$((100 * (SLURM_PROCID + 1))) 512'
+JOB
+chmod 755 "$TMP/job.sh"
+sjob=$("$cluster/node-exec" node1 sbatch -N3 -n6 --parsable --wait -o "$TMP/job.out" "$TMP/job.sh") ||
+	{ cat "$TMP/job.out"; fail "sbatch -N 3"; }
+for _ in $(seq 300); do [ -s "$DC_OUTPUT_DIR/$sjob.json" ] && break; sleep 0.1; done
+[ -s "$DC_OUTPUT_DIR/$sjob.json" ] || { cat "$TMP/state"/*/"$sjob.log"; fail "no merged trace from node1's epilog"; }
+i=0
+for n in node1 node2 node3; do
+	NODEFILE=$DC_OUTPUT_DIR/$sjob/$n.dcnode
+	[ -f "$NODEFILE" ] || fail "no node file for $n"
+	"$DC_DUMP" "$NODEFILE" >"$TMP/s-$n.dump"
+	DUMP=$TMP/s-$n.dump
+	for t in 0 1 2 3 4 5; do
+		want="0 0 0"
+		[ $((t / 2)) = $i ] && want="$((100 * (t + 1))) $((51200 * (t + 1))) $((51200 * (t + 1)))"
+		assert_eq "$(calls posix write "^$TMP/s/$t/posix_write\\.dat\$")" "$want" "$n: task $t's writes"
+	done
+	assert_eq "$(grep -cE '^process .* comm=dc-(prolog|epilog)$' "$DUMP" || true)" "0" "$n: no prolog or epilog process traced"
+	i=$((i + 1))
+done
+python3 - "$DC_OUTPUT_DIR/$sjob.json" "$TMP/s" <<'PY' || fail "merged Slurm trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert sorted(n["host"] for n in t["otherData"]["nodes"]) == ["node1", "node2", "node3"], t["otherData"]["nodes"]
+w = sum(1 for e in t["traceEvents"] if e.get("ph") == "X" and e["name"] == "write"
+        and e.get("args", {}).get("path", "").startswith(sys.argv[2] + "/"))
+assert w == 100 * (1 + 2 + 3 + 4 + 5 + 6), w
+print("ok: the epilog merged the three node files:", w, "writes")
+PY

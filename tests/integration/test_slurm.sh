@@ -38,7 +38,7 @@ cd "$TMP"
 "$DC_MERGE" "$job" -i "$DC_OUTPUT_DIR/$job" -q
 assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" "$job.json" --path '/t[01]/posix_write[.]dat$' | grep '^posix write ')" \
 	"posix write 200 102400 102400" "merged trace holds both tasks"
-[ ! -e "$DC_STATE_DIR/$job.pid" ] || fail "agent pid file left after the epilog"
+[ ! -e "$DC_STATE_DIR/$(hostname)/$job.pid" ] || fail "agent pid file left after the epilog"
 
 # --- two jobs at once: no event of one lands in the other ---
 rm -rf "$DC_OUTPUT_DIR"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# slurm-start.sh DIR [PROLOG EPILOG]: a real Slurm over the test cluster in
+# DIR (start.sh first): munged, slurmctld on node1 and one slurmd per node,
+# each in its node's namespaces, with PROLOG/EPILOG as slurm.conf's
+# Prolog=/Epilog= (run by each node's slurmd). Pids go to DIR/*.pid, which
+# stop.sh stops. Run Slurm's commands on a node: node-exec node1 srun ...
+set -euo pipefail
+dir=$(cd "${1:?usage: slurm-start.sh DIR [PROLOG EPILOG]}" && pwd)
+prolog=${2:-}
+epilog=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$dir/cluster.env"
+export DC_CLUSTER_DIR=$dir
+set -- $DC_CLUSTER_NODES
+n=$#
+mkdir -p "$dir/slurm/state" "$dir/munge"
+
+key=$dir/munge/munge.key
+dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
+chown -R munge:munge "$dir/munge"
+chmod 700 "$dir/munge"
+chmod 400 "$key"
+mkdir -p /run/munge && chown munge:munge /run/munge
+runuser -u munge -- /usr/sbin/munged --key-file="$key" --socket=/run/munge/munge.socket.2 \
+	--pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --force
+cp "$dir/munge/munged.pid" "$dir/munged.pid"
+
+cat >"$dir/slurm.conf" <<CONF
+# Slurm over the test cluster of $dir (tests/cluster/slurm-start.sh).
+ClusterName=dccluster
+SlurmctldHost=node1($DC_CLUSTER_NET.1)
+AuthType=auth/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=16817
+SlurmdPort=16818
+StateSaveLocation=$dir/slurm/state
+SlurmdSpoolDir=$dir/slurm/spool-%n
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
+SlurmctldLogFile=$dir/slurm/slurmctld.log
+SlurmdLogFile=$dir/slurm/slurmd-%n.log
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MpiDefault=none
+ReturnToService=2
+SchedulerParameters=defer_batch=0
+${prolog:+Prolog=$prolog}
+${epilog:+Epilog=$epilog}
+NodeName=node[1-$n] NodeAddr=$DC_CLUSTER_NET.[1-$n] CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+CONF
+export SLURM_CONF=$dir/slurm.conf
+"$here/node-exec" node1 slurmctld -f "$SLURM_CONF"
+for node in $DC_CLUSTER_NODES; do
+	"$here/node-exec" "$node" slurmd -f "$SLURM_CONF"
+done
+for _ in $(seq 150); do
+	up=$("$here/node-exec" node1 sinfo -h -N -o '%t' 2>/dev/null | grep -cE '^(idle|mix|alloc)' || true)
+	if [ "$up" = "$n" ]; then
+		echo "SLURM_CONF=$SLURM_CONF"
+		exit 0
+	fi
+	sleep 0.2
+done
+echo "slurm-start.sh: the Slurm nodes did not come up; logs in $dir/slurm" >&2
+tail -5 "$dir"/slurm/*.log >&2 || true
+exit 1
