@@ -44,8 +44,9 @@ static const char usage[] =
 "                        also trace every program started with NAME=VALUE in its\n"
 "                        environment, and its children (Slurm: SLURM_JOB_ID=ID),\n"
 "                        on this node (in the agent's network namespace)\n"
-"      --skip-comm NAME  with --match-env: not a program named NAME (up to 4;\n"
-"                        dc-prolog skips itself and dc-epilog)\n"
+"      --skip-program NAME\n"
+"                        with --match-env: not a program whose file is named\n"
+"                        NAME (up to 4; dc-prolog skips itself and dc-epilog)\n"
 "  -v, --verbose         say what is attached and show libbpf's messages\n"
 "  -h, --help            show this help\n"
 "  -V, --version         show the version\n"
@@ -163,7 +164,7 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 		return set_str(&o->match_env, arg);
 	case 'K':
 		if (o->nskip_comm == DC_SKIP_COMMS || !*arg || strlen(arg) >= DC_COMM_LEN) {
-			fprintf(stderr, "dc-agent: --skip-comm: at most %d names of 1-%d characters\n", DC_SKIP_COMMS,
+			fprintf(stderr, "dc-agent: --skip-program: at most %d names of 1-%d characters\n", DC_SKIP_COMMS,
 				DC_COMM_LEN - 1);
 			return -1;
 		}
@@ -204,7 +205,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "uid", required_argument, 0, 'u' },      { "ringbuf-mb", required_argument, 0, 'r' },
 		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
 		{ "match-env", required_argument, 0, 'E' }, { "group-read", no_argument, 0, 'G' },
-		{ "skip-comm", required_argument, 0, 'K' },
+		{ "skip-program", required_argument, 0, 'K' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },

@@ -2,6 +2,7 @@
 #include "recorder.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,9 @@ static int handle_proc(struct dc_recorder *r, const struct dc_msg_proc *m, size_
 		dc_hashtab_put(r->parents, p->pid, 0, p->ppid);
 	if (p->kind == DC_PROC_EXIT)
 		note_exit(r, p);
+	/* A Slurm task joined: the kernel side read its SLURM_PROCID. */
+	if (p->kind == DC_PROC_START && m->slurm_task)
+		write_rank(r, p->pid, (int)(m->slurm_task - 1), 0, DC_RANK_SLURM_TASK, 0, 0, p->ts);
 	return dc_writer_proc(r->w, p);
 }
 

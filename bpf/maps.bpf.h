@@ -47,7 +47,7 @@ const volatile char dc_env_match[DC_ENV_MATCH_MAX] __weak = {};
  * kernel may hold several nodes (containers, the test cluster), each with
  * its agent; a program joins by its environment only on its own node. */
 const volatile __u32 dc_netns_ino __weak = 0;
-/* Command names --match-env leaves out (dc-prolog, dc-epilog), "" unused. */
+/* Programs --match-env leaves out, by file name (dc-prolog, dc-epilog); "" unused. */
 const volatile char dc_skip_comm[DC_SKIP_COMMS][DC_COMM_LEN] __weak = {};
 
 /* Thread group ids of the job's processes. */
@@ -117,6 +117,15 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } dc_events SEC(".maps") __weak;
+
+/* Processes --skip-program left out, and their children: never joined by
+ * their environment, whatever they exec next (#!/usr/bin/env bash). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_skipped SEC(".maps") __weak;
 
 static __always_inline int dc_is_tracked(__u32 tgid)
 {

@@ -9,7 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include "maps.bpf.h"
 
-static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 code)
+static __always_inline void send_proc_task(__u32 kind, __u32 pid, __u32 ppid, __s32 code, __u32 task)
 {
 	struct dc_msg_proc *m;
 
@@ -19,7 +19,7 @@ static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 c
 		return;
 	}
 	m->type = DC_MSG_PROC;
-	m->pad = 0;
+	m->slurm_task = task;
 	m->proc.ts = bpf_ktime_get_ns();
 	m->proc.pid = pid;
 	m->proc.ppid = ppid;
@@ -27,6 +27,11 @@ static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 c
 	m->proc.exit_code = code;
 	bpf_get_current_comm(m->proc.comm, sizeof(m->proc.comm));
 	bpf_ringbuf_submit(m, 0);
+}
+
+static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 code)
+{
+	send_proc_task(kind, pid, ppid, code, 0);
 }
 
 SEC("raw_tp/sched_process_fork")
@@ -39,7 +44,13 @@ int dc_fork(struct bpf_raw_tracepoint_args *ctx)
 	__u32 one = 1;
 
 	/* A new thread shares its tgid, which is tracked already. */
-	if (ctgid == ptgid || !dc_is_tracked(ptgid))
+	if (ctgid == ptgid)
+		return 0;
+	if (dc_skip_comm[0][0] && bpf_map_lookup_elem(&dc_skipped, &ptgid)) {
+		bpf_map_update_elem(&dc_skipped, &ctgid, &one, BPF_ANY);
+		return 0;
+	}
+	if (!dc_is_tracked(ptgid))
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &ctgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);
@@ -78,7 +89,26 @@ struct env_walk {
 	unsigned long p, end;
 	struct env_buf *buf;
 	int found;
+	__u32 task; /* SLURM_PROCID + 1, 0 until seen */
 };
+
+/* SLURM_PROCID=N: the task, named in the trace by it and its node. */
+static __always_inline void take_task(struct env_walk *w)
+{
+	static const char key[] = "SLURM_PROCID=";
+	const char *s = w->buf->s;
+	__u32 v = 0;
+
+	for (int i = 0; i < sizeof(key) - 1; i++)
+		if (s[i] != key[i])
+			return;
+	for (int i = sizeof(key) - 1; i < sizeof(key) - 1 + 9; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			break;
+		v = v * 10 + (s[i] - '0');
+	}
+	w->task = v + 1;
+}
 
 /* One variable per call; bpf_loop lets the verifier check it once. */
 static long env_step(__u32 i, void *arg)
@@ -92,29 +122,43 @@ static long env_step(__u32 i, void *arg)
 	/* Unreadable, or longer than we can step over: stop looking. */
 	if (n <= 0 || n >= ENV_STR_MAX)
 		return 1;
-	if (same_var(w->buf->s)) {
+	if (same_var(w->buf->s))
 		w->found = 1;
-		return 1;
-	}
+	else if (!w->task)
+		take_task(w);
 	w->p += n;
-	return 0;
+	/* Once matched, the rest is read only for the task's number. */
+	return w->found && w->task ? 1 : 0;
 }
 
-/* Whether the program just exec'd is one --skip-comm names. */
-static __always_inline int skipped_comm(void)
+/*
+ * Whether the file just exec'd is one --skip-program names, by the last
+ * DC_COMM_LEN - 1 bytes of its path (what a script is run as: its comm
+ * is the interpreter's when a shell runs it).
+ */
+static __always_inline int skipped_program(struct trace_event_raw_sched_process_exec *ctx)
 {
-	char comm[DC_COMM_LEN];
+	struct env_buf *buf;
+	__u32 zero = 0;
+	long n;
 
-	bpf_get_current_comm(comm, sizeof(comm));
+	if (!dc_skip_comm[0][0] || !(buf = bpf_map_lookup_elem(&env_scratch, &zero)))
+		return 0;
+	n = bpf_probe_read_kernel_str(buf->s, ENV_STR_MAX, (char *)ctx + (ctx->__data_loc_filename & 0xffff));
+	if (n <= 1)
+		return 0;
 	for (int k = 0; k < DC_SKIP_COMMS; k++) {
-		int same = dc_skip_comm[k][0] != 0;
+		int len = 0, same;
 
-		for (int i = 0; same && i < DC_COMM_LEN; i++) {
-			if (comm[i] != dc_skip_comm[k][i])
+		while (len < DC_COMM_LEN && dc_skip_comm[k][len])
+			len++;
+		if (!len || len + 1 > n)
+			continue;
+		/* "/.../NAME": the path ends with NAME after a slash, or is NAME. */
+		same = len + 1 == n || buf->s[(n - len - 2) & (ENV_STR_MAX - 1)] == '/';
+		for (int i = 0; same && i < DC_COMM_LEN - 1 && i < len; i++)
+			if (buf->s[(n - 1 - len + i) & (ENV_STR_MAX - 1)] != dc_skip_comm[k][i])
 				same = 0;
-			else if (!comm[i])
-				break;
-		}
 		if (same)
 			return 1;
 	}
@@ -122,7 +166,7 @@ static __always_inline int skipped_comm(void)
 }
 
 /* Whether the program just exec'd has NAME=VALUE in its environment. */
-static __always_inline int env_matches(void)
+static __always_inline int env_matches(__u32 *slurm_task)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 zero = 0;
@@ -135,13 +179,14 @@ static __always_inline int env_matches(void)
 	if (!w.buf)
 		return 0;
 	bpf_loop(ENV_MAX_VARS, env_step, &w, 0);
+	*slurm_task = w.task;
 	return w.found;
 }
 
 SEC("tracepoint/sched/sched_process_exec")
-int dc_exec(void *ctx)
+int dc_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1, slurm_task = 0;
 	struct task_struct *task;
 
 	if (dc_is_tracked(tgid)) {
@@ -153,15 +198,19 @@ int dc_exec(void *ctx)
 	task = (struct task_struct *)bpf_get_current_task();
 	if (dc_netns_ino && BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != dc_netns_ino)
 		return 0;
-	if (skipped_comm())
+	if (bpf_map_lookup_elem(&dc_skipped, &tgid))
 		return 0;
-	if (!env_matches())
+	if (skipped_program(ctx)) {
+		bpf_map_update_elem(&dc_skipped, &tgid, &one, BPF_ANY);
+		return 0;
+	}
+	if (!env_matches(&slurm_task))
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);
 		return 0;
 	}
-	send_proc(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0);
+	send_proc_task(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0, slurm_task);
 	return 0;
 }
 
@@ -173,8 +222,11 @@ int dc_exit(void *ctx)
 	struct task_struct *task;
 	__s32 code;
 
-	if (!dc_is_tracked(tgid))
+	if (!dc_is_tracked(tgid)) {
+		if (dc_skip_comm[0][0] && tid == tgid)
+			bpf_map_delete_elem(&dc_skipped, &tgid);
 		return 0;
+	}
 	bpf_map_delete_elem(&dc_stacks, &tid);
 	task = (struct task_struct *)bpf_get_current_task();
 	/* Only the last thread out ends the process. */

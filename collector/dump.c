@@ -99,7 +99,8 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 
 			printf("rank ts=%llu pid=%u rank=%d world=%d kind=%s clock_offset_ns=%lld clock_error_ns=%llu\n",
 			       (unsigned long long)k->ts, k->pid, k->rank, k->world_size,
-			       k->kind == DC_RANK_FINALIZE      ? "finalize"
+			       k->kind == DC_RANK_SLURM_TASK    ? "slurm_task"
+			       : k->kind == DC_RANK_FINALIZE    ? "finalize"
 			       : k->kind == DC_RANK_NO_FINALIZE ? "ended_without_finalize"
 								: "register",
 			       (long long)k->clock_offset_ns,

@@ -384,7 +384,8 @@ static void process_metadata(struct json_writer *w, const struct dc_node *n, con
 	PUT(w, "}}");
 }
 
-/* Ranks 0..N-1 first, in order; other processes after them, node by node. */
+/* Ranks 0..N-1 first, in order; then Slurm tasks by task id; other
+ * processes after them, node by node. */
 static void all_process_metadata(struct json_writer *w)
 {
 	int other = 0;
@@ -393,7 +394,8 @@ static void all_process_metadata(struct json_writer *w)
 		for (size_t k = 0; k < w->job->nodes[i].nprocs; k++) {
 			const struct dc_process *p = &w->job->nodes[i].procs[k];
 
-			process_metadata(w, &w->job->nodes[i], p, p->rank >= 0 ? p->rank : 1000000 + other++);
+			process_metadata(w, &w->job->nodes[i], p,
+					 p->rank >= 0 ? p->rank : p->task >= 0 ? 500000 + p->task : 1000000 + other++);
 		}
 }
 

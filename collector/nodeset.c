@@ -38,6 +38,8 @@ void dc_process_label(const struct dc_node *n, const struct dc_process *p, char 
 {
 	if (p->rank >= 0)
 		snprintf(out, len, "rank %d", p->rank);
+	else if (p->task >= 0)
+		snprintf(out, len, "task %d (%s)", p->task, n->hdr.hostname);
 	else
 		snprintf(out, len, "%s (%s:%u)", p->comm[0] ? p->comm : "?", n->hdr.hostname, p->pid);
 }
@@ -64,6 +66,7 @@ static struct dc_process *find_or_add_process(struct dc_node *n, __u32 pid)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->rank = -1;
+	p->task = -1;
 	return p;
 }
 
@@ -98,6 +101,10 @@ static int take_ranks(struct dc_node *n, const struct dc_rank *recs, __u32 count
 
 		if (!p)
 			return -1;
+		if (r->kind == DC_RANK_SLURM_TASK) {
+			p->task = r->rank;
+			continue;
+		}
 		p->rank = r->rank;
 		p->world_size = r->world_size;
 		if (r->kind == DC_RANK_FINALIZE) {

@@ -18,6 +18,7 @@ struct dc_process {
 	char comm[DC_COMM_LEN + 1];
 	int rank;       /* -1: not an MPI rank */
 	int world_size;
+	int task;       /* Slurm task id (SLURM_PROCID), -1: none */
 	bool finalized; /* called MPI_Finalize */
 	bool exited;
 	int exit_status; /* wait status */

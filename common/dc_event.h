@@ -102,6 +102,10 @@ enum dc_rank_kind {
 	DC_RANK_REGISTER = 1, /* after MPI_Init */
 	DC_RANK_FINALIZE,     /* in MPI_Finalize */
 	DC_RANK_NO_FINALIZE,  /* the process ended without calling MPI_Finalize */
+	/* A Slurm task, from its environment when it joined: rank is its
+	 * SLURM_PROCID, world_size 0; no clock offset. New in node-format
+	 * version 2. */
+	DC_RANK_SLURM_TASK,
 };
 
 struct dc_rank {
@@ -145,7 +149,7 @@ struct dc_msg_call {
 
 struct dc_msg_proc {
 	__u32 type;
-	__u32 pad;
+	__u32 slurm_task; /* DC_PROC_START by --match-env: SLURM_PROCID + 1, 0 if none */
 	struct dc_proc proc;
 };
 
@@ -153,7 +157,7 @@ struct dc_msg_proc {
 enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 #define DC_ENV_MATCH_MAX 64
-/* Programs --match-env does not take, by their command name (comm). */
+/* Programs --match-env does not take, by their file name (--skip-program). */
 #define DC_SKIP_COMMS 4
 
 /* Kernel-level events that no call carries: function ids set by dc-agent. */

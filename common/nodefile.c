@@ -435,7 +435,7 @@ static const char *check_header(const struct dc_node_header *h, ssize_t got)
 		return "not a DataCrumbs node file (bad magic)";
 	if (got < (ssize_t)sizeof(*h))
 		return "truncated inside its header";
-	if (h->version != DC_NODE_VERSION) {
+	if (h->version < 1 || h->version > DC_NODE_VERSION) {
 		snprintf(why, sizeof(why), "format version %u, this build reads version %u",
 			 h->version, DC_NODE_VERSION);
 		return why;

@@ -22,7 +22,12 @@
 #include "dc_event.h"
 
 #define DC_NODE_MAGIC "DCNODE\r\n"
-#define DC_NODE_VERSION 1
+/*
+ * The format's version: it changes when a reader of the previous version
+ * would misread a file of this one. 2: RANKS records of kind
+ * DC_RANK_SLURM_TASK. Readers take every version up to their own.
+ */
+#define DC_NODE_VERSION 2
 #define DC_CHUNK_MAGIC 0x4b434344u /* "DCCK" */
 #define DC_NODE_SUFFIX ".dcnode"
 /* Bounds a reader trusts: larger claims are corruption, not data. */

@@ -153,7 +153,10 @@ for n in node1 node2 node3; do
 		[ $((t / 2)) = $i ] && want="$((100 * (t + 1))) $((51200 * (t + 1))) $((51200 * (t + 1)))"
 		assert_eq "$(calls posix write "^$TMP/s/$t/posix_write\\.dat\$")" "$want" "$n: task $t's writes"
 	done
-	assert_eq "$(grep -cE '^process .* comm=dc-(prolog|epilog)$' "$DUMP" || true)" "0" "$n: no prolog or epilog process traced"
+	grep -E "^process .* kind=(start|fork|exec) " "$DUMP" | grep -vE " comm=(srun|slurm_script|mkdir|posix_write)$" >&2 || true
+	# Only the job: srun, the batch script, the tasks and what they start.
+	assert_eq "$(grep -E '^process .* kind=(start|fork|exec) ' "$DUMP" | grep -vcE ' comm=(srun|slurm_script|bash|mkdir|posix_write)$' || true)" \
+		"0" "$n: no prolog or epilog process traced"
 	i=$((i + 1))
 done
 python3 - "$DC_OUTPUT_DIR/$sjob.json" "$TMP/s" <<'PY' || fail "merged Slurm trace"
@@ -164,4 +167,8 @@ w = sum(1 for e in t["traceEvents"] if e.get("ph") == "X" and e["name"] == "writ
         and e.get("args", {}).get("path", "").startswith(sys.argv[2] + "/"))
 assert w == 100 * (1 + 2 + 3 + 4 + 5 + 6), w
 print("ok: the epilog merged the three node files:", w, "writes")
+names = {e["args"]["name"] for e in t["traceEvents"] if e.get("ph") == "M" and e["name"] == "process_name"}
+want = {"task %d (node%d)" % (k, k // 2 + 1) for k in range(6)}
+assert want <= names, sorted(names)
+print("ok: Slurm tasks named by task id and node:", ", ".join(sorted(want)))
 PY
