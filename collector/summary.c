@@ -18,6 +18,7 @@
 
 #include "escape.h"
 #include "hashtab.h"
+#include "io_table.h"
 #include "merge.h"
 #include "nodeset.h"
 
@@ -93,6 +94,7 @@ struct summary {
 	int nranks;
 	struct dc_hashtab *fn_ids, *file_ids;
 	char *base_level; /* the level ranks are compared at */
+	struct dc_io_table *io; /* reads and writes per node and rank */
 };
 
 static void add(struct totals *t, uint64_t bytes, uint64_t dur)
@@ -193,7 +195,7 @@ static void consider_base_level(struct summary *s, const char *level)
 }
 
 /* One call, whatever file it was read from. */
-static int take(struct summary *s, const char *level, const char *name, const char *path, int rank,
+static int take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
 		uint64_t bytes, uint64_t dur, unsigned flags)
 {
 	bool base = s->base_level && (strcmp(s->base_level, "syscall") == 0 ? (flags & DC_EV_SYSCALL) != 0
@@ -221,6 +223,8 @@ static int take(struct summary *s, const char *level, const char *name, const ch
 		add(&s->ranks[rank].t, bytes, dur);
 		s->ranks[rank].seen = true;
 	}
+	if (base && fr->op && s->io)
+		dc_io_table_add(s->io, node, rank, fr->op, bytes, dur);
 	return 0;
 }
 
@@ -241,7 +245,7 @@ static int take_event(struct summary *s, const struct dc_node *n, const struct d
 	const struct dc_process *p = dc_node_process(n, e->pid);
 
 	return take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
-		    dc_reader_string(n->r, e->path), p ? p->rank : -1, e->bytes, e->dur, e->flags);
+		    dc_reader_string(n->r, e->path), n->index, p ? p->rank : -1, e->bytes, e->dur, e->flags);
 }
 
 static int from_node_files(struct summary *s, const char *dir, const char *id)
@@ -271,6 +275,10 @@ static int from_node_files(struct summary *s, const char *dir, const char *id)
 				    .first_ns = job.first_ns, .last_ns = job.last_ns };
 	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
 	rc = start(s, world);
+	if (!rc && !(s->io = dc_io_table_new(job.nnodes, world)))
+		rc = -1;
+	for (size_t i = 0; !rc && i < job.nnodes; i++)
+		rc = dc_io_table_host(s->io, i, job.nodes[i].hdr.hostname);
 	m = rc ? NULL : dc_merge_new(&job);
 	while (m && !rc && (k = dc_merge_next(m, &it)) > 0) {
 		if (it.type == DC_CHUNK_EVENTS) {
@@ -323,6 +331,7 @@ struct h5_fn {
 struct h5_row {
 	uint64_t ts, dur, bytes;
 	int32_t rank;
+	uint16_t node;
 	uint32_t function, path;
 	uint8_t flags;
 };
@@ -431,6 +440,7 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "bytes", HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
 	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, "node", HOFFSET(struct h5_row, node), H5T_NATIVE_UINT16);
 	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
 	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
 	H5Tinsert(t, "flags", HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
@@ -451,7 +461,7 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 			if (r->ts + r->dur > s->job.last_ns)
 				s->job.last_ns = r->ts + r->dur;
 			rc = take(s, known ? fns[r->function].level : "?", known ? fns[r->function].name : "?",
-				  r->path < paths->n ? paths->v[r->path] : "", r->rank, r->bytes, r->dur, r->flags);
+				  r->path < paths->n ? paths->v[r->path] : "", r->node, r->rank, r->bytes, r->dur, r->flags);
 		}
 	}
 	if (!n)
@@ -461,6 +471,35 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 	H5Dclose(d);
 	free(rows);
 	return rc;
+}
+
+/* Host names of the nodes table, for the per-node table. */
+static void read_hosts(hid_t f, struct dc_io_table *io)
+{
+	hid_t d = H5Dopen2(f, "nodes", H5P_DEFAULT), sp, t, s;
+	hssize_t n;
+	char **hosts;
+
+	if (d < 0)
+		return;
+	sp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(sp);
+	s = H5Tcopy(H5T_C_S1);
+	H5Tset_size(s, H5T_VARIABLE);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(char *));
+	H5Tinsert(t, "host", 0, s);
+	hosts = n > 0 ? calloc(n, sizeof(*hosts)) : NULL;
+	if (hosts && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, hosts) >= 0)
+		for (hssize_t i = 0; i < n; i++)
+			if (hosts[i])
+				dc_io_table_host(io, i, hosts[i]);
+	if (hosts)
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, hosts);
+	free(hosts);
+	H5Tclose(t);
+	H5Tclose(s);
+	H5Sclose(sp);
+	H5Dclose(d);
 }
 
 static int from_h5(struct summary *s, const char *path)
@@ -483,6 +522,10 @@ static int from_h5(struct summary *s, const char *path)
 		for (hssize_t i = 0; i < nfns; i++)
 			consider_base_level(s, fns[i].level);
 		rc = start(s, max_world(f));
+		if (!rc && !(s->io = dc_io_table_new(s->job.nnodes, s->nranks)))
+			rc = -1;
+		if (!rc)
+			read_hosts(f, s->io);
 		if (!rc) {
 			s->job.ranks = s->nranks;
 			rc = take_h5_events(s, f, fns, nfns, &paths);
@@ -627,6 +670,9 @@ static void print_json(struct summary *s, int top)
 		putchar('}');
 	}
 	putchar(']');
+	fflush(stdout);
+	if (s->io)
+		dc_io_table_json(s->io, stdout);
 	qsort(s->files, s->nfiles, sizeof(*s->files), by_bytes);
 	json_files("top_files_by_bytes", s->files, s->nfiles, top);
 	qsort(s->files, s->nfiles, sizeof(*s->files), by_time);
@@ -688,6 +734,8 @@ static void print_text(struct summary *s, int top)
 			printf("%6d %10llu %14llu %12.6f\n", slow[i], (unsigned long long)s->ranks[slow[i]].t.calls,
 			       (unsigned long long)s->ranks[slow[i]].t.bytes, s->ranks[slow[i]].t.time_ns / 1e9);
 	}
+	if (s->io && s->base_level)
+		dc_io_table_text(s->io, stdout, s->base_level, top);
 	qsort(s->files, s->nfiles, sizeof(*s->files), by_bytes);
 	text_files("Top files by bytes", s->files, s->nfiles, top);
 	qsort(s->files, s->nfiles, sizeof(*s->files), by_time);
@@ -697,6 +745,7 @@ static void print_text(struct summary *s, int top)
 
 static void free_summary(struct summary *s)
 {
+	dc_io_table_free(s->io);
 	for (size_t i = 0; i < s->nfns; i++) {
 		free(s->fns[i].level);
 		free(s->fns[i].name);

@@ -6,7 +6,7 @@
 # corrects each node's clock within the bound it reports and keeps every
 # message's cause before its effect.
 . "$(dirname "$0")/lib.sh"
-: "${DC_MERGE:?set by ctest}" "${DC_PMPI:?set by ctest}" "${DC_SRC:?set by ctest}"
+: "${DC_MERGE:?set by ctest}" "${DC_PMPI:?set by ctest}" "${DC_SRC:?set by ctest}" "${DC_SUMMARY:?set by ctest}"
 
 export DC_CLUSTER_DIR=$TMP/cluster
 cluster=$DC_SRC/tests/cluster
@@ -111,6 +111,34 @@ print("ok: HDF5 nodes table states each node's correction and bound")
 PY
 h5dump -H -d nodes "$TMP/cjob.h5" | grep -q mpi_clock_error_ns || fail "HDF5 nodes table has no mpi_clock_error_ns"
 echo "ok: HDF5 nodes table has the correction and its bound"
+
+# dc-summary: per node and per rank, the slowest of each, the same from
+# the node files and from the merged HDF5 file.
+"$DC_SUMMARY" $job -i "$TMP/out/$job" --format json --top 100 >"$TMP/sum.json"
+"$DC_SUMMARY" "$TMP/cjob.h5" --format json --top 100 >"$TMP/sum-h5.json"
+"$DC_SUMMARY" $job -i "$TMP/out/$job" >"$TMP/sum.txt"
+python3 - "$TMP/sum.json" "$TMP/sum-h5.json" <<'PY' || fail "dc-summary per node and rank"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    hosts = [n["host"] for n in d["nodes_io"]]
+    assert sorted(hosts) == ["node1", "node2", "node3"], hosts
+    ranks = {r["rank"]: r["host"] for r in d["ranks_io"]}
+    assert ranks == {r: "node%d" % (r // 2 + 1) for r in range(6)}, ranks
+    for op in ("read", "write"):
+        s = d["slowest"][op]
+        if s["node"] is not None:
+            top = max(d["nodes_io"], key=lambda n: n[op + "_s"])
+            assert s["node"] == top["host"], (op, s, top)
+    w = max(d["ranks_io"], key=lambda r: r["write_s"])
+    assert d["slowest"]["write"]["rank"] == w["rank"], (d["slowest"], w)
+key = lambda d: (sorted((n["host"], n["writes"], n["write_bytes"]) for n in d["nodes_io"]),
+                 sorted((r["rank"], r["writes"], r["write_bytes"]) for r in d["ranks_io"]))
+assert key(a) == key(b), (key(a), key(b))
+print("ok: per node and per rank tables, the same from node files and HDF5")
+PY
+assert_contains "$TMP/sum.txt" "## Per node (reads and writes at the posix level)" "text summary: per node"
+assert_contains "$TMP/sum.txt" "# slowest for writes: node node" "text summary: slowest node and rank"
 
 # --- Slurm over the three nodes: sbatch -N 3, dc-prolog/dc-epilog run by
 # each node's slurmd (slurm.conf Prolog=/Epilog=), the first node merges ---
