@@ -700,7 +700,9 @@ static void report(struct agent *a, unsigned long long events, int err)
 			deep, DC_MAX_DEPTH);
 	if (full)
 		fprintf(stderr, "dc-agent: warning: %llu updates found a BPF map full\n", full);
-	if (!err)
+	if (!err && a->opt.s.mode == DC_MODE_PROFILE)
+		fprintf(stderr, "dc-agent: per-process totals (profile mode) written to %s\n", a->path);
+	else if (!err)
 		fprintf(stderr, "dc-agent: %llu events written to %s\n", events, a->path);
 }
 
@@ -809,6 +811,10 @@ int main(int argc, char **argv)
 	if (setpriority(PRIO_PROCESS, 0, AGENT_NICE) && a.opt.verbose)
 		fprintf(stderr, "dc-agent: cannot raise its priority: %s\n", strerror(errno));
 	write_ready_file(a.opt.ready_file);
+	if (!a.opt.command && !a.opt.npids && !a.opt.match_env)
+		fprintf(stderr, "dc-agent: no command, --pid or --match-env: tracing only the MPI ranks that register "
+				"at %s (libdcpmpi.so, DC_JOB_ID=%s), into %s, until SIGTERM or SIGINT\n",
+			a.socket_path, a.job, a.path);
 	if (a.opt.verbose)
 		fprintf(stderr, "dc-agent: tracing into %s\n", a.path);
 	rc = run(&a, &status);

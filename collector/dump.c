@@ -21,7 +21,8 @@ static const char usage[] =
 "with a warning; a corrupt one fails with exit status 1.\n"
 "\n"
 "  -e, --events-only  print only the traced calls\n"
-"  -h, --help         show this help\n";
+"  -h, --help         show this help\n"
+"  -V, --version      show the version\n";
 
 static const char *proc_kind(unsigned k)
 {
@@ -119,7 +120,8 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "events-only", no_argument, 0, 'e' }, { "help", no_argument, 0, 'h' }, { 0 },
+		{ "events-only", no_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0 },
 	};
 	struct dc_functable funcs = { 0 };
 	int events_only = 0, c, rc = 0;
@@ -128,11 +130,14 @@ int main(int argc, char **argv)
 	struct dc_chunk chunk;
 	char err[1024];
 
-	while ((c = getopt_long(argc, argv, "eh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ehV", longopts, NULL)) != -1) {
 		if (c == 'e') {
 			events_only = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
+			return 0;
+		} else if (c == 'V') {
+			printf("dc-dump (DataCrumbs) %s\n", DC_VERSION);
 			return 0;
 		} else {
 			fputs(usage, stderr);

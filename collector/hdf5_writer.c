@@ -488,6 +488,54 @@ static void attr_str(hid_t obj, const char *name, const char *v)
 	H5Sclose(space);
 }
 
+/* What each dataset's columns mean, so that the file explains itself in
+ * h5dump and h5py: a "description" attribute per dataset. */
+static int describe_datasets(hid_t file)
+{
+	static const char *const text[][2] = {
+		{ "events", "One row per traced call. ts_ns: start, ns after the root attribute time_origin_unix_ns "
+			    "(Unix epoch ns); dur_ns: ns; node: row of /nodes; level: row of /levels; pid, tid: the "
+			    "node's OS ids; rank: MPI rank, -1 if none; function: row of /functions; fd: -1 if none; "
+			    "ret: the raw return value (a libc call seen at its system call returns -errno on failure); "
+			    "req: bytes asked; bytes: bytes moved; offset: file offset, -1 if none; path: row of /paths "
+			    "(0: no path); flags: bits, as the attribute flags says" },
+		{ "counters", "PROFILE mode: cumulative totals per process and function at ts_ns (ns after "
+			      "time_origin_unix_ns): count calls, time_ns ns in them, bytes moved; node, level, pid, "
+			      "rank, function as in /events" },
+		{ "functions", "name and level (as a string) of each function index of /events and /counters" },
+		{ "levels", "level names, by the index /events and /counters use" },
+		{ "paths", "file paths, by the index /events uses; 0 is \"\": no path" },
+		{ "processes", "node, pid, ppid, rank (-1: none), world_size, command, label as timelines name it, "
+			       "exited, exit_status (a wait status)" },
+		{ "nodes", "one row per node file: host, file, topology, incomplete (why it ends early), "
+			   "skipped_because, events in the node file, events_skipped_damaged, lost (events the agent "
+			   "could not record), monotonic_ref_ns and realtime_ref_ns (the clock pair), clock_shift_ns "
+			   "(ns added to map the node's clock to the job's), mpi_clock_offset_ns and "
+			   "mpi_clock_error_ns (the correction to rank 0's clock and its bound, -1: not measured), "
+			   "mode (0 trace, 1 profile)" },
+	};
+
+	char flags[1024];
+	size_t len = 0;
+	hid_t d;
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		if ((d = H5Dopen2(file, text[i][0], H5P_DEFAULT)) < 0)
+			continue;
+		attr_str(d, "description", text[i][1]);
+		H5Dclose(d);
+	}
+#define DC_EV_TEXT(name, bit, meaning) \
+	len += snprintf(flags + len, len < sizeof(flags) ? sizeof(flags) - len : 0, "%s0x%02x %s", len ? "; " : "", bit, meaning);
+	DC_EV_FLAGS(DC_EV_TEXT)
+#undef DC_EV_TEXT
+	if ((d = H5Dopen2(file, "events", H5P_DEFAULT)) >= 0) {
+		attr_str(d, "flags", flags);
+		H5Dclose(d);
+	}
+	return 0;
+}
+
 static int finish(struct h5_writer *w)
 {
 	const struct dc_job *job = w->job;
@@ -504,7 +552,7 @@ static int finish(struct h5_writer *w)
 	attr_u64(w->file, "events_skipped_damaged", job->skipped);
 	attr_u64(w->file, "lost_events", job->lost);
 	attr_u64(w->file, "nodes", job->nnodes);
-	return 0;
+	return describe_datasets(w->file);
 }
 
 /* ---- the output ---- */

@@ -258,8 +258,8 @@ static void summary(const struct dc_job *job, const char *path, unsigned long lo
 
 	if (stat(path, &st))
 		st.st_size = 0;
-	fprintf(stderr, "dc-merge: job %s: %zu node%s, %d rank%s, %llu records written (%llu events, %llu lost), "
-			"%.3f s, %s (%.1f MiB)\n",
+	fprintf(stderr, "dc-merge: job %s: %zu node%s, %d rank%s, %llu records written (of %llu events in the "
+			"node files; %llu lost by the agents), trace span %.3f s, %s (%.1f MiB)\n",
 		job->id, job->nnodes, job->nnodes == 1 ? "" : "s", job->ranks, job->ranks == 1 ? "" : "s",
 		written, job->events, job->lost, span, path, st.st_size / 1048576.0);
 }
@@ -298,6 +298,11 @@ static int run(const struct options *o, struct dc_job *job, const char *path)
 		return -1;
 	if (!o->quiet)
 		summary(job, path, written);
+	/* A filter that selects nothing is said, even with -q. */
+	if (!written && job->events && (o->ranks || o->from_ns || o->to_ns != UINT64_MAX))
+		fprintf(stderr, "dc-merge: warning: --time-range/--ranks selected none of the job's %llu events "
+				"(%d ranks, trace span %.3f s)\n", job->events, job->ranks,
+			job->last_ns > job->first_ns ? (job->last_ns - job->first_ns) / 1e9 : 0);
 	return 0;
 }
 

@@ -198,6 +198,45 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether dir holds a node file. */
+static bool has_node_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d)))
+		found = is_node_file(de->d_name);
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* No node file in dir: maybe it is the agent's output folder, whose
+ * subfolders are jobs; name them. */
+static void no_node_files(const char *dir, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t len = snprintf(err, errlen, "no node files (*%s) in %s", DC_NODE_SUFFIX, dir);
+	int jobs = 0;
+
+	while (d && (de = readdir(d)) && len < errlen) {
+		char sub[PATH_MAX];
+
+		if (de->d_name[0] == '.' || snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) >= (int)sizeof(sub) ||
+		    !has_node_files(sub))
+			continue;
+		len += snprintf(err + len, errlen - len, "%s%s", jobs++ ? ", " : "; it holds the job folders ",
+				de->d_name);
+	}
+	if (jobs && len < errlen)
+		snprintf(err + len, errlen - len, ": give one as JOB_ID, with -i %s/JOB_ID or -i left out and "
+						  "DC_OUTPUT_DIR=%s", dir, dir);
+	if (d)
+		closedir(d);
+}
+
 /* Node file names of dir, sorted so that node order is stable. */
 static char **list_node_files(const char *dir, size_t *n, char *err, size_t errlen)
 {
@@ -227,7 +266,7 @@ static char **list_node_files(const char *dir, size_t *n, char *err, size_t errl
 	if (*n)
 		qsort(names, *n, sizeof(*names), by_name);
 	else
-		snprintf(err, errlen, "no node files (*%s) in %s", DC_NODE_SUFFIX, dir);
+		no_node_files(dir, err, errlen);
 	return names;
 }
 

@@ -36,7 +36,8 @@ static const char usage[] =
 "  -i, --input DIR       the job's folder of node files\n"
 "  -f, --format FORMAT   text (default) or json\n"
 "  -n, --top N           files and ranks listed (default 10)\n"
-"  -h, --help            show this help\n";
+"  -h, --help            show this help\n"
+"  -V, --version         show the version\n";
 
 #define NBINS 10
 static const uint64_t bin_limits[NBINS - 1] = { 100, 1024, 10240, 102400, 1048576, 4194304, 10485760,
@@ -78,6 +79,7 @@ struct job_info {
 	int ranks;
 	unsigned long long events, lost;
 	unsigned long long skipped; /* in damaged chunks, not counted anywhere */
+	unsigned long long counted; /* PROFILE mode: calls in the final counter totals */
 	char skip_reason[512];
 	uint64_t first_ns, last_ns;
 };
@@ -194,6 +196,30 @@ static void consider_base_level(struct summary *s, const char *level)
 	}
 }
 
+/* PROFILE mode: a process's final totals for one function. */
+static void take_totals(struct summary *s, const char *level, const char *name, int rank,
+			const struct dc_counter *c)
+{
+	struct fn_row *fr = fn_of(s, level, name);
+	struct level_row *lr = level_of(s, level);
+	struct totals add_t = { c->count, c->bytes, c->time_ns, 0 };
+	struct totals *ts[3] = { fr ? &fr->t : NULL, lr ? &lr->t : NULL,
+				 rank >= 0 && rank < s->nranks ? &s->ranks[rank].t : NULL };
+
+	for (int i = 0; i < 3; i++) {
+		if (!ts[i])
+			continue;
+		ts[i]->calls += add_t.calls;
+		ts[i]->bytes += add_t.bytes;
+		ts[i]->time_ns += add_t.time_ns;
+	}
+	if (rank >= 0 && rank < s->nranks)
+		s->ranks[rank].seen = true;
+	if (fr && lr && fr->op)
+		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += c->bytes;
+	s->job.counted += c->count;
+}
+
 /* One call, whatever file it was read from. */
 static int take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
 		uint64_t bytes, uint64_t dur, unsigned flags)
@@ -248,13 +274,47 @@ static int take_event(struct summary *s, const struct dc_node *n, const struct d
 		    dc_reader_string(n->r, e->path), n->index, p ? p->rank : -1, e->bytes, e->dur, e->flags);
 }
 
+/* The last counter snapshot of each (node, pid, function). */
+struct last_counters {
+	struct last {
+		const struct dc_node *node;
+		struct dc_counter c;
+	} *v;
+	size_t n, cap;
+	struct dc_hashtab *ids;
+};
+
+static int keep_counter(struct last_counters *l, const struct dc_node *n, const struct dc_counter *c)
+{
+	uint64_t k1 = (uint64_t)n->index << 32 | c->pid, idx;
+
+	if (!l->ids && !(l->ids = dc_hashtab_new(256)))
+		return -1;
+	if (dc_hashtab_get(l->ids, k1, c->func, &idx)) {
+		l->v[idx].c = *c;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct last *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = (struct last){ n, *c };
+	return dc_hashtab_put(l->ids, k1, c->func, l->n++);
+}
+
 static int from_node_files(struct summary *s, const char *dir, const char *id)
 {
+	struct last_counters last = { 0 };
 	struct dc_merge_item it;
 	struct dc_merge *m;
 	struct dc_job job;
 	char err[PATH_MAX + 256];
-	int world = 0, k, rc;
+	int world = 0, k = 0, rc;
 
 	if (dc_job_open(dir, id, &job, err, sizeof(err))) {
 		fprintf(stderr, "dc-summary: %s\n", err);
@@ -284,8 +344,21 @@ static int from_node_files(struct summary *s, const char *dir, const char *id)
 		if (it.type == DC_CHUNK_EVENTS) {
 			rc = take_event(s, it.node, it.rec);
 			s->job.events++;
+		} else if (it.type == DC_CHUNK_COUNTERS) {
+			rc = keep_counter(&last, it.node, it.rec);
 		}
 	}
+	/* PROFILE mode: each process's last totals are its whole. */
+	for (size_t i = 0; !rc && i < last.n; i++) {
+		const struct dc_node *n = last.v[i].node;
+		const struct dc_func *f = dc_node_func(n, last.v[i].c.func);
+		const struct dc_process *p = dc_node_process(n, last.v[i].c.pid);
+
+		take_totals(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
+			    p ? p->rank : -1, &last.v[i].c);
+	}
+	free(last.v);
+	dc_hashtab_free(last.ids);
 	if (!m || k < 0)
 		rc = -1;
 	s->job.skipped = job.skipped;
@@ -625,6 +698,7 @@ static void print_json(struct summary *s, int top)
 
 	printf("{\"job_id\":");
 	json_str(job->id);
+	printf(",\"profile_calls\":%llu", job->counted);
 	printf(",\"nodes\":%zu,\"mpi_ranks\":%d,\"events\":%llu,\"events_skipped_damaged\":%llu,"
 	       "\"lost_events\":%llu,\"span_s\":%.9f", job->nnodes, job->ranks, job->events, job->skipped, job->lost,
 	       span);
@@ -698,6 +772,9 @@ static void print_text(struct summary *s, int top)
 	printf("# DataCrumbs job summary: job %s\n", dc_text_view(job->id));
 	printf("# nodes %zu, MPI ranks %d, events %llu, lost events %llu%s, span %.6f s\n", job->nnodes,
 	       job->ranks, job->events, job->lost, job->lost ? " (counts are low by as much)" : "", span);
+	if (job->counted)
+		printf("# profile mode: %llu calls in the in-kernel totals below (no per-call events, so no access "
+		       "sizes or files)\n", job->counted);
 	if (job->skipped)
 		printf("# warning: %llu events in damaged chunks were skipped and are counted nowhere below (%s)\n",
 		       job->skipped, dc_text_view(job->skip_reason));
@@ -777,6 +854,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "input", required_argument, 0, 'i' }, { "format", required_argument, 0, 'f' },
 		{ "top", required_argument, 0, 'n' },	{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
 		{ 0 },
 	};
 	const char *input = NULL, *base = getenv("DC_OUTPUT_DIR");
@@ -784,15 +862,30 @@ int main(int argc, char **argv)
 	struct summary s = { 0 };
 	int c, json = 0, top = 10, rc;
 
-	while ((c = getopt_long(argc, argv, "i:f:n:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:f:n:hV", longopts, NULL)) != -1) {
 		if (c == 'i') {
 			input = optarg;
-		} else if (c == 'f' && (!strcmp(optarg, "json") || !strcmp(optarg, "text"))) {
+		} else if (c == 'f') {
+			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+				fprintf(stderr, "dc-summary: --format: expected text or json, not '%s'\n", optarg);
+				return 2;
+			}
 			json = !strcmp(optarg, "json");
-		} else if (c == 'n' && atoi(optarg) > 0) {
-			top = atoi(optarg);
+		} else if (c == 'n') {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 1000000) {
+				fprintf(stderr, "dc-summary: --top: expected a whole number from 1 to 1000000, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			top = v;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
+			return 0;
+		} else if (c == 'V') {
+			printf("dc-summary (DataCrumbs) %s\n", DC_VERSION);
 			return 0;
 		} else {
 			fprintf(stderr, "Try 'dc-summary --help'.\n");

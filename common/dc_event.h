@@ -52,15 +52,23 @@ enum dc_ret {
 	DC_RET_STATUS, /* a C int, 0 on success: then the bytes asked were moved (MPI) */
 };
 
-/* dc_event.flags */
-#define DC_EV_FD      0x01 /* fd holds a descriptor */
-#define DC_EV_OFFSET  0x02 /* offset holds a file offset */
-#define DC_EV_HANDLE  0x04 /* the call named a handle */
-#define DC_EV_SYSCALL 0x08 /* kernel level: a system call */
-#define DC_EV_PATHARG 0x10 /* path was an argument, not looked up from fd */
-#define DC_EV_KERNEL  0x20 /* kernel level, not a call: block request, page cache */
-#define DC_EV_NEW_HANDLE 0x40 /* the handle is one the call just made (fopen, MPI_File_open) */
-#define DC_EV_CLOSES  0x80 /* the call released its fd or handle (close, fclose) */
+/* dc_event.flags: X(name, bit, meaning), one list for the code and the
+ * outputs that explain them (the HDF5 file's description). */
+#define DC_EV_FLAGS(X)                                                                             \
+	X(DC_EV_FD, 0x01, "fd set")                                                                \
+	X(DC_EV_OFFSET, 0x02, "offset set")                                                        \
+	X(DC_EV_HANDLE, 0x04, "the call named a handle")                                           \
+	X(DC_EV_SYSCALL, 0x08, "observed at a system call")                                        \
+	X(DC_EV_PATHARG, 0x10, "path was an argument, not looked up from the fd")                  \
+	X(DC_EV_KERNEL, 0x20, "a kernel event, not a call (block request, page cache)")            \
+	X(DC_EV_NEW_HANDLE, 0x40, "the handle is one the call just made (fopen, MPI_File_open)")   \
+	X(DC_EV_CLOSES, 0x80, "the call released its fd or handle (close, fclose)")
+
+enum dc_ev_flag {
+#define DC_EV_ENUM(name, bit, text) name = bit,
+	DC_EV_FLAGS(DC_EV_ENUM)
+#undef DC_EV_ENUM
+};
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {
