@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "probe_sites.h"
+#include "symbols.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,22 +153,6 @@ static int sweep(struct dc_code *c)
 	return 0;
 }
 
-static long vaddr_to_offset(Elf *elf, GElf_Addr addr)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz)
-			return addr - ph.p_vaddr + ph.p_offset;
-	}
-	return -1;
-}
-
 /* Every function symbol's start is a target too: a function that begins
  * inside another's prefix is entered there. */
 static int symbol_targets(struct dc_code *c, Elf *elf)
@@ -187,7 +172,7 @@ static int symbol_targets(struct dc_code *c, Elf *elf)
 			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_NOTYPE &&
 			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 				continue;
-			if ((off = vaddr_to_offset(elf, sym.st_value)) >= 0 && add_target(c, off))
+			if ((off = dc_elf_file_offset(elf, sym.st_value)) >= 0 && add_target(c, off))
 				return -1;
 		}
 	}

@@ -216,6 +216,33 @@ struct targets {
 
 static int attach_syscall_programs(struct dc_probes *p);
 
+/*
+ * System call nr reports as function fn of set (its name, level and
+ * arguments): 1 when added, 0 when nr is not a system call here or another
+ * function already reports it (a libc call seen at its system call), -1 on
+ * failure.
+ */
+static int add_syscall_function(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn,
+				int nr, struct missing *miss)
+{
+	__u64 cookie;
+	long id;
+
+	if (nr < 0 || nr >= DC_MAX_SYSCALLS) {
+		note_missing(miss, fn->name);
+		return 0;
+	}
+	if (p->wrapped[nr])
+		return 0;
+	id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
+	if (id < 0)
+		return -1;
+	cookie = fn->argbits | id | DC_COOKIE_ON;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.dc_syscalls), &nr, &cookie, BPF_ANY))
+		return -1;
+	return 1;
+}
+
 /* The C argument registers a probe reads at entry (bit i-1 for position i). */
 static unsigned arg_registers(__u64 argbits)
 {
@@ -318,23 +345,11 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 static int add_wrapper(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn,
 		       struct targets *t)
 {
-	int map_fd = bpf_map__fd(p->skel->maps.dc_syscalls);
 	int nr = syscall_nr(fn->syscall);
-	__u64 cookie;
-	long id;
+	int rc = add_syscall_function(p, set, fn, nr, &t->miss);
 
-	if (nr < 0 || nr >= DC_MAX_SYSCALLS) {
-		note_missing(&t->miss, fn->name);
-		return 0;
-	}
-	if (p->wrapped[nr]) /* an alias: pwrite64 after pwrite */
-		return 0;
-	id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
-	if (id < 0)
-		return -1;
-	cookie = fn->argbits | id | DC_COOKIE_ON;
-	if (bpf_map_update_elem(map_fd, &nr, &cookie, BPF_ANY))
-		return -1;
+	if (rc <= 0) /* not here, or an alias: pwrite64 after pwrite */
+		return rc;
 	p->wrapped[nr] = true;
 	t->wrappers++;
 	if (p->verbose)
@@ -478,29 +493,16 @@ static int attach_syscall_programs(struct dc_probes *p)
 
 static int attach_syscalls(struct dc_probes *p, const struct dc_probe_set *set)
 {
-	int map_fd = bpf_map__fd(p->skel->maps.dc_syscalls);
 	struct missing miss = { "", 0 };
 	int attached = 0, err;
 
 	for (size_t i = 0; i < set->nfns; i++) {
-		const struct dc_fn_spec *fn = &set->fns[i];
-		__u32 nr = syscall_nr(fn->name);
-		__u64 cookie;
-		long id;
+		/* One already observed under a libc call's name is left to it. */
+		int rc = add_syscall_function(p, set, &set->fns[i], syscall_nr(set->fns[i].name), &miss);
 
-		if ((int)nr < 0 || nr >= DC_MAX_SYSCALLS) {
-			note_missing(&miss, fn->name);
-			continue;
-		}
-		if (p->wrapped[nr]) /* already observed, under the libc call's name */
-			continue;
-		id = add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
-		if (id < 0)
+		if (rc < 0)
 			return -1;
-		cookie = fn->argbits | id | DC_COOKIE_ON;
-		if (bpf_map_update_elem(map_fd, &nr, &cookie, BPF_ANY))
-			return -1;
-		attached++;
+		attached += rc;
 	}
 	warn_missing(set, &miss, "this architecture's system calls");
 	if (attached && (err = attach_syscall_programs(p))) {

@@ -125,8 +125,7 @@ static int add_sym(struct dc_elf_syms *s, const char *name, long offset)
 	return dc_hashtab_put(s->by_name, h, probe, s->n++);
 }
 
-/* A uprobe takes a file offset: find the loadable segment holding the address. */
-static long vaddr_to_offset(Elf *elf, GElf_Addr addr)
+long dc_elf_file_offset(Elf *elf, GElf_Addr addr)
 {
 	size_t n;
 
@@ -163,7 +162,7 @@ static int read_symtab(struct dc_elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		/* _init/_fini are the loader's hooks, run outside any call of the library's API. */
 		if (!name || !*name || !strcmp(name, "_init") || !strcmp(name, "_fini") ||
-		    (off = vaddr_to_offset(elf, sym.st_value)) < 0)
+		    (off = dc_elf_file_offset(elf, sym.st_value)) < 0)
 			continue;
 		if (add_sym(s, name, off))
 			return -1;

@@ -3,6 +3,7 @@
 #ifndef DC_SYMBOLS_H
 #define DC_SYMBOLS_H
 
+#include <gelf.h>
 #include <stddef.h>
 
 /*
@@ -22,5 +23,9 @@ long dc_elf_offset(const struct dc_elf_syms *s, const char *name);
 size_t dc_elf_count(const struct dc_elf_syms *s);
 const char *dc_elf_name(const struct dc_elf_syms *s, size_t i);
 void dc_elf_close(struct dc_elf_syms *s);
+
+/* A uprobe takes a file offset: that of addr in the executable loadable
+ * segment holding it, or -1. */
+long dc_elf_file_offset(Elf *elf, GElf_Addr addr);
 
 #endif

@@ -13,16 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export DC_CLUSTER_DIR=$dir
 set -- $DC_CLUSTER_NODES
 n=$#
-mkdir -p "$dir/slurm/state" "$dir/munge"
-
-key=$dir/munge/munge.key
-dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
-chown -R munge:munge "$dir/munge"
-chmod 700 "$dir/munge"
-chmod 400 "$key"
-mkdir -p /run/munge && chown munge:munge /run/munge
-runuser -u munge -- /usr/sbin/munged --key-file="$key" --socket=/run/munge/munge.socket.2 \
-	--pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --force
+mkdir -p "$dir/slurm/state"
+"$here/../slurm/munge-start.sh" "$dir"
 cp "$dir/munge/munged.pid" "$dir/munged.pid"
 
 cat >"$dir/slurm.conf" <<CONF

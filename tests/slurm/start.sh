@@ -8,17 +8,8 @@ prolog=${2:-}
 epilog=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 host=$(hostname -s)
-mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
-
-# munge: a key of our own, a socket of our own.
-key=$dir/munge/munge.key
-dd if=/dev/urandom of="$key" bs=1024 count=1 status=none
-chown -R munge:munge "$dir/munge"
-chmod 700 "$dir/munge"
-chmod 400 "$key"
-mkdir -p /run/munge && chown munge:munge /run/munge
-runuser -u munge -- /usr/sbin/munged --key-file="$key" --socket=/run/munge/munge.socket.2 \
-	--pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --force
+mkdir -p "$dir/state" "$dir/spool"
+"$here/munge-start.sh" "$dir"
 
 sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|${DC_SLURMCTLD_PORT:-16817}|" \
 	-e "s|@SLURMD_PORT@|${DC_SLURMD_PORT:-16818}|" \
