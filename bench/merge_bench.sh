@@ -41,11 +41,11 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 "$build/bench/gen_nodefiles" "$dir/in" big "$nodes" "$per_node"
 "$build/bench/gen_nodefiles" "$dir/in" small "$nodes" "$small"
 echo "dc-merge of $nodes synthetic node files in $(df -P "$dir" | awk 'NR == 2 { print $1 }'), median of $rounds rounds"
-echo "targets: >= 5 M events/s into HDF5, >= 1.5 M into JSON, peak memory < 64 MiB"
+echo "targets: >= 5 M events/s into HDF5, >= 1.5 M into JSON, perfetto at least JSON's rate; peak memory < 64 MiB"
 for job in small big; do
 	events=$((nodes * per_node))
 	[ "$job" = big ] || events=$((nodes * small))
-	for f in hdf5 json; do
+	for f in hdf5 json perfetto; do
 		times="" peak=0
 		for ((r = 0; r < rounds; r++)); do
 			read -r t p < <(merge_once "$job" "$f")
@@ -58,7 +58,7 @@ for job in small big; do
 			-v p="$peak" -v sz="$size" -v big="$([ "$job" = big ] && echo 1 || echo 0)" 'BEGIN {
 			rate = n / t / 1e6; target = f == "hdf5" ? 5 : 1.5
 			verdict = !big ? "(memory only)" : rate >= target ? "meets target" : "BELOW target"
-			printf "  %-18s %-5s %10d events %7.2f s %6.2f M events/s = %4.2fx target %-14s peak %5.1f MiB%s  output %7.1f MiB\n",
-				job, f, n, t, rate, rate / target, verdict, p / 1024, p / 1024 < 64 ? "" : " (over 64)", sz / 1048576 }'
+			printf "  %-18s %-8s %10d events %7.2f s %6.2f M events/s = %4.2fx target %-14s peak %5.1f MiB%s  output %7.1f MiB, %5.1f B/event\n",
+				job, f, n, t, rate, rate / target, verdict, p / 1024, p / 1024 < 64 ? "" : " (over 64)", sz / 1048576, sz / n }'
 	done
 done

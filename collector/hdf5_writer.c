@@ -21,6 +21,7 @@
 #include "chunk_pack.h"
 #include "hashtab.h"
 #include "output.h"
+#include "strset.h"
 
 #define ROWS_PER_CHUNK 32768
 /* Chunk buffers per table: one filling while the others are packed. */
@@ -80,18 +81,12 @@ struct table {
 	hsize_t written; /* rows handed to the packer */
 };
 
-struct strings { /* a global string list with its index */
-	const char **v;
-	size_t n, cap;
-	struct dc_hashtab *ids;
-};
-
 struct h5_writer {
 	hid_t file;
 	struct dc_packer *packer;
 	const struct dc_job *job;
 	struct table events, counters;
-	struct strings paths, levels;
+	struct dc_strings paths, levels;
 	uint32_t **node_paths; /* per node, per string id: global path index + 1 */
 	uint32_t **node_funcs; /* per node, per function id: global function index */
 	uint16_t **node_levels;
@@ -111,29 +106,6 @@ static hid_t vlen_string(void)
 
 /* ---- global string tables ---- */
 
-static uint32_t intern(struct strings *s, const char *str)
-{
-	uint64_t h = dc_hash_string(str), probe = 0, id;
-
-	while (dc_hashtab_get(s->ids, h, probe, &id)) {
-		if (strcmp(s->v[id], str) == 0)
-			return id;
-		probe++;
-	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		const char **v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		s->v = v;
-		s->cap = cap;
-	}
-	s->v[s->n] = str;
-	dc_hashtab_put(s->ids, h, probe, s->n);
-	return s->n++;
-}
-
 static uint32_t global_path(struct h5_writer *w, const struct dc_node *n, __u32 id)
 {
 	uint32_t *cache = w->node_paths[n->index];
@@ -141,7 +113,7 @@ static uint32_t global_path(struct h5_writer *w, const struct dc_node *n, __u32 
 	if (!id || id > dc_reader_nstrings(n->r))
 		return 0;
 	if (!cache[id])
-		cache[id] = intern(&w->paths, dc_reader_string(n->r, id)) + 1;
+		cache[id] = dc_strings_intern(&w->paths, dc_reader_string(n->r, id)) + 1;
 	return cache[id] - 1;
 }
 
@@ -169,7 +141,7 @@ static int map_functions(struct h5_writer *w)
 				continue;
 			name = dc_reader_string(n->r, f->name);
 			level = dc_reader_string(n->r, f->category);
-			lv = intern(&w->levels, level);
+			lv = dc_strings_intern(&w->levels, level);
 			key = dc_hash_string(name) * 31 + lv;
 			if (!dc_hashtab_get(fn_ids, key, 0, &id)) {
 				const char **nv = realloc(w->fn_names, (w->nfns + 1) * sizeof(*nv));
@@ -577,10 +549,8 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	free(w->node_paths);
 	free(w->node_funcs);
 	free(w->node_levels);
-	free(w->paths.v);
-	free(w->levels.v);
-	dc_hashtab_free(w->paths.ids);
-	dc_hashtab_free(w->levels.ids);
+	dc_strings_free(&w->paths);
+	dc_strings_free(&w->levels);
 	free(w->fn_names);
 	free(w->fn_levels);
 	free(w);
@@ -605,8 +575,8 @@ static void *open_h5(const char *path, int fd, const struct dc_job *job, char *e
 		goto nomem;
 	w->job = job;
 	w->file = -1;
-	w->paths.ids = dc_hashtab_new(4096);
-	w->levels.ids = dc_hashtab_new(16);
+	dc_strings_init(&w->paths, 4096);
+	dc_strings_init(&w->levels, 16);
 	w->node_paths = calloc(n, sizeof(*w->node_paths));
 	w->node_funcs = calloc(n, sizeof(*w->node_funcs));
 	w->node_levels = calloc(n, sizeof(*w->node_levels));
@@ -615,7 +585,7 @@ static void *open_h5(const char *path, int fd, const struct dc_job *job, char *e
 	for (size_t i = 0; i < n; i++)
 		if (!(w->node_paths[i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(uint32_t))))
 			goto nomem;
-	intern(&w->paths, ""); /* index 0: no path */
+	dc_strings_intern(&w->paths, ""); /* index 0: no path */
 	if (map_functions(w))
 		goto nomem;
 	if (!(w->packer = dc_packer_new(pack_threads(), ROWS_PER_CHUNK * sizeof(struct h5_event))))

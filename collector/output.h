@@ -19,6 +19,6 @@ struct dc_output_ops {
 	int (*close)(void *w, int ok, char *err, size_t errlen);
 };
 
-extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_output;
+extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_output, dc_perfetto_output;
 
 #endif

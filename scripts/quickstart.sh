@@ -16,4 +16,5 @@ echo "Tracing: 1000 writes of 4 KiB, then 10 files through stdio, then 3 forked 
 	'$b/tests/workloads/fork_tree' '$work' 3"
 rm -rf "$work"
 "$b/collector/dc-merge" "$job" -i "$out/$job" -o "$out/$job.json"
-echo "Trace for Perfetto (open it at ui.perfetto.dev): $out/$job.json"
+"$b/collector/dc-merge" "$job" -i "$out/$job" -f perfetto -o "$out/$job.pftrace" -q
+echo "Trace for Perfetto (open either at ui.perfetto.dev): $out/$job.json, or natively $out/$job.pftrace"

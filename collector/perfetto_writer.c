@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-merge -f perfetto: a native Perfetto trace (protobuf TracePackets with
+ * TrackEvents), which the Perfetto UI opens at a fraction of the JSON's
+ * size. Field numbers are those of Perfetto's perfetto_trace.proto; the
+ * tests decode every trace with protoc against that schema.
+ *
+ * One packet sequence (id 1). Its first packet clears the incremental state,
+ * defines clock 64 as an incremental clock in nanoseconds (every packet's
+ * timestamp is a delta from the one before) tied to REALTIME, and defines
+ * the debug annotation names. Event names, categories (the levels) and
+ * paths are interned the first time they are used. A process is a track,
+ * with its threads as child tracks; a call is a slice begin on its thread's
+ * track, with fd, req (bytes asked), bytes (moved), offset, path and ret as
+ * debug annotations, and a slice end, written when the merge's time passes
+ * it: begins and ends go out in time order, so every delta is >= 0.
+ * req and ret are left out where they equal bytes (a call that moved what
+ * it asked for and returned that).
+ * PROFILE totals are counter tracks (calls per process and function).
+ * Lost events and incomplete node files are instants on a "DataCrumbs"
+ * track, where a user sees them first.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "output.h"
+#include "strset.h"
+
+/* Field numbers (perfetto_trace.proto). */
+enum {
+	TRACE_PACKET = 1,
+	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11, TP_INTERNED = 12,
+	TP_SEQ_FLAGS = 13, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60, TP_FIRST_ON_SEQ = 87,
+	CS_CLOCKS = 1, CS_PRIMARY_CLOCK = 2, CLOCK_ID = 1, CLOCK_TIMESTAMP = 2, CLOCK_INCREMENTAL = 3,
+	DEF_CLOCK_ID = 58,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+	TD_CHILD_ORDERING = 11, TD_SIBLING_RANK = 12, TD_DESCRIPTION = 14, TD_PROCESS_ORDERING = 19,
+	PD_PID = 1, PD_NAME = 6, PD_LABELS = 8, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	CD_UNIT = 3,
+	TE_CATEGORY_IIDS = 3, TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_STRING_IID = 17,
+	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_STRINGS = 29,
+	INTERNED_IID = 1, INTERNED_NAME = 2,
+};
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
+enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64, SEQ = 1 };
+enum { UNIT_COUNT = 2 };
+/* Debug annotation names, interned in the first packet. */
+enum { AN_FD = 1, AN_REQ, AN_BYTES, AN_OFFSET, AN_PATH, AN_RET };
+static const char *const annotation_names[] = { "", "fd", "req", "bytes", "offset", "path", "ret" };
+/* Track uuids: 1 the DataCrumbs facts track, then processes, threads and
+ * counters as first seen (uuids small, so each costs a byte or two). */
+#define FACTS_UUID 1
+
+/* ---- protobuf encoding ---- */
+
+struct pb {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void pb_room(struct pb *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap * 2 : 256;
+
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *p = realloc(b->p, cap);
+
+	if (!p) {
+		b->oom = true;
+		b->len = 0;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	pb_room(b, 10);
+	if (b->oom)
+		return;
+	while (v >= 0x80) {
+		b->p[b->len++] = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	b->p[b->len++] = (uint8_t)v;
+}
+
+static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	pb_varint(b, (uint64_t)field << 3);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
+{
+	pb_varint(b, (uint64_t)field << 3 | 2);
+	pb_varint(b, n);
+	pb_room(b, n);
+	if (!b->oom) {
+		memcpy(b->p + b->len, data, n);
+		b->len += n;
+	}
+}
+
+static void pb_str(struct pb *b, unsigned field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+static void pb_msg(struct pb *b, unsigned field, const struct pb *m)
+{
+	pb_bytes(b, field, m->p, m->len);
+}
+
+/* ---- the writer ---- */
+
+struct end {
+	uint64_t ns, seq, track;
+};
+
+struct pf_writer {
+	FILE *out;
+	const struct dc_job *job;
+	uint64_t last_ns;            /* of the packet before: timestamps are deltas */
+	struct pb pkt, te, sub, ann, interned, frame;
+	struct dc_strings names, cats, paths; /* iid = index + 1 */
+	struct dc_hashtab *tracks;   /* (node << 32 | id, kind) -> uuid */
+	uint64_t next_uuid;
+	struct end *ends;            /* min-heap by (ns, later begin first) */
+	size_t nends, cap_ends;
+	uint64_t seq;
+	unsigned long long written;
+	int err;
+};
+
+enum { K_PROCESS = 1, K_THREAD, K_COUNTER };
+
+static void reset(struct pb *b)
+{
+	b->len = 0;
+}
+
+/* Frames w->pkt as one TracePacket of the Trace and writes it. */
+static void emit(struct pf_writer *w)
+{
+	struct pb *f = &w->frame;
+
+	if (w->pkt.oom || w->te.oom || w->sub.oom || w->ann.oom || w->interned.oom || f->oom) {
+		w->err = ENOMEM;
+		return;
+	}
+	reset(f);
+	pb_msg(f, TRACE_PACKET, &w->pkt);
+	if (!f->oom && fwrite(f->p, 1, f->len, w->out) != f->len && !w->err)
+		w->err = errno ? errno : EIO;
+	reset(&w->pkt);
+}
+
+/* A packet of the sequence at time ns (a delta from the packet before). */
+static void begin_packet(struct pf_writer *w, uint64_t ns)
+{
+	reset(&w->pkt);
+	pb_uint(&w->pkt, TP_TIMESTAMP, ns - w->last_ns);
+	w->last_ns = ns;
+	pb_uint(&w->pkt, TP_SEQ_ID, SEQ);
+	pb_uint(&w->pkt, TP_SEQ_FLAGS, SEQ_NEEDS);
+}
+
+/* The interned entry (iid, text) of kind field, added to this packet. */
+static void intern_entry(struct pf_writer *w, unsigned field, uint64_t iid, const char *text)
+{
+	reset(&w->sub);
+	pb_uint(&w->sub, INTERNED_IID, iid);
+	pb_str(&w->sub, INTERNED_NAME, text);
+	pb_msg(&w->interned, field, &w->sub);
+}
+
+/* iid of text in table t; new ones are defined in this packet's interned data. */
+static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field, const char *text)
+{
+	size_t before = t->n;
+	uint32_t i = dc_strings_intern(t, text);
+
+	if (i == UINT32_MAX) {
+		w->err = ENOMEM;
+		return 0;
+	}
+	if (t->n > before)
+		intern_entry(w, field, i + 1, text);
+	return i + 1;
+}
+
+static void put_interned(struct pf_writer *w)
+{
+	if (w->interned.len)
+		pb_msg(&w->pkt, TP_INTERNED, &w->interned);
+	reset(&w->interned);
+}
+
+/* The first packet: state cleared, the clock, the annotation names, and a
+ * root descriptor that orders processes explicitly. */
+static void first_packet(struct pf_writer *w)
+{
+	struct pb *p = &w->pkt;
+
+	reset(p);
+	pb_uint(p, TP_SEQ_ID, SEQ);
+	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED | SEQ_NEEDS);
+	pb_uint(p, TP_FIRST_ON_SEQ, 1);
+	/* Clock 64: ns deltas, starting at the job's origin on REALTIME. */
+	reset(&w->sub);
+	pb_uint(&w->sub, CLOCK_ID, CLOCK_OURS);
+	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
+	pb_uint(&w->sub, CLOCK_INCREMENTAL, 1);
+	reset(&w->te);
+	pb_msg(&w->te, CS_CLOCKS, &w->sub);
+	reset(&w->sub);
+	pb_uint(&w->sub, CLOCK_ID, CLOCK_REALTIME_ID);
+	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
+	pb_msg(&w->te, CS_CLOCKS, &w->sub);
+	pb_uint(&w->te, CS_PRIMARY_CLOCK, CLOCK_REALTIME_ID);
+	pb_msg(p, TP_CLOCK_SNAPSHOT, &w->te);
+	reset(&w->te);
+	pb_uint(&w->te, DEF_CLOCK_ID, CLOCK_OURS);
+	pb_msg(p, TP_DEFAULTS, &w->te);
+	for (unsigned i = 1; i < sizeof(annotation_names) / sizeof(annotation_names[0]); i++)
+		intern_entry(w, ID_ANNOTATION_NAMES, i, annotation_names[i]);
+	put_interned(w);
+	w->last_ns = w->job->origin_ns;
+	emit(w);
+	/* The root track (uuid 0): processes in the order given below. */
+	reset(p);
+	pb_uint(p, TP_SEQ_ID, SEQ);
+	reset(&w->te);
+	pb_uint(&w->te, TD_UUID, 0);
+	pb_uint(&w->te, TD_PROCESS_ORDERING, 1);
+	pb_msg(p, TP_TRACK_DESCRIPTOR, &w->te);
+	emit(w);
+}
+
+static void descriptor(struct pf_writer *w, const struct pb *td)
+{
+	reset(&w->pkt);
+	pb_uint(&w->pkt, TP_SEQ_ID, SEQ);
+	pb_msg(&w->pkt, TP_TRACK_DESCRIPTOR, td);
+	emit(w);
+}
+
+/* Ranks first, in order, then Slurm tasks, then the rest: as the JSON. */
+static int64_t process_rank(const struct dc_process *p, uint64_t uuid)
+{
+	return p->rank >= 0 ? p->rank : p->task >= 0 ? 500000 + p->task : 1000000 + (int64_t)uuid;
+}
+
+static uint64_t process_track(struct pf_writer *w, const struct dc_node *n, __u32 pid)
+{
+	const struct dc_process *p = dc_node_process(n, pid);
+	uint64_t key = (uint64_t)n->index << 32 | pid, uuid;
+	char label[160];
+
+	if (dc_hashtab_get(w->tracks, key, K_PROCESS, &uuid))
+		return uuid;
+	uuid = w->next_uuid++;
+	dc_hashtab_put(w->tracks, key, K_PROCESS, uuid);
+	reset(&w->te);
+	pb_uint(&w->te, TD_UUID, uuid);
+	reset(&w->sub);
+	pb_uint(&w->sub, PD_PID, pid);
+	if (p) {
+		dc_process_label(n, p, label, sizeof(label));
+		pb_str(&w->sub, PD_NAME, label);
+		snprintf(label, sizeof(label), "%s pid %u", n->hdr.hostname, pid);
+		pb_str(&w->sub, PD_LABELS, label);
+	} else {
+		snprintf(label, sizeof(label), "? (%s:%u)", n->hdr.hostname, pid);
+		pb_str(&w->sub, PD_NAME, label);
+	}
+	pb_msg(&w->te, TD_PROCESS, &w->sub);
+	pb_uint(&w->te, TD_SIBLING_RANK, (uint64_t)process_rank(p ? p : &(struct dc_process){ .rank = -1, .task = -1 }, uuid));
+	descriptor(w, &w->te);
+	return uuid;
+}
+
+static uint64_t thread_track(struct pf_writer *w, const struct dc_node *n, __u32 pid, __u32 tid)
+{
+	uint64_t key = (uint64_t)n->index << 32 | tid, uuid, parent;
+	char name[64];
+
+	if (dc_hashtab_get(w->tracks, key, K_THREAD, &uuid))
+		return uuid;
+	parent = process_track(w, n, pid);
+	uuid = w->next_uuid++;
+	dc_hashtab_put(w->tracks, key, K_THREAD, uuid);
+	reset(&w->te);
+	pb_uint(&w->te, TD_UUID, uuid);
+	pb_uint(&w->te, TD_PARENT, parent);
+	reset(&w->sub);
+	/* Perfetto's pids and tids are per trace: a node's own numbers could
+	 * collide with another node's, so they go in the name only. */
+	pb_uint(&w->sub, THD_PID, (uint32_t)parent);
+	pb_uint(&w->sub, THD_TID, (uint32_t)uuid);
+	snprintf(name, sizeof(name), "%s %u", tid == pid ? "main" : "thread", tid);
+	pb_str(&w->sub, THD_NAME, name);
+	pb_msg(&w->te, TD_THREAD, &w->sub);
+	descriptor(w, &w->te);
+	return uuid;
+}
+
+/* ---- slice ends, in time order ---- */
+
+static bool end_before(const struct end *a, const struct end *b)
+{
+	return a->ns < b->ns || (a->ns == b->ns && a->seq > b->seq); /* nested: the inner first */
+}
+
+static int push_end(struct pf_writer *w, uint64_t ns, uint64_t track)
+{
+	size_t i;
+
+	if (w->nends == w->cap_ends) {
+		size_t cap = w->cap_ends ? w->cap_ends * 2 : 256;
+		struct end *v = realloc(w->ends, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		w->ends = v;
+		w->cap_ends = cap;
+	}
+	i = w->nends++;
+	w->ends[i] = (struct end){ ns, w->seq++, track };
+	while (i && end_before(&w->ends[i], &w->ends[(i - 1) / 2])) {
+		struct end t = w->ends[i];
+
+		w->ends[i] = w->ends[(i - 1) / 2];
+		w->ends[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static struct end pop_end(struct pf_writer *w)
+{
+	struct end top = w->ends[0];
+	size_t i = 0;
+
+	w->ends[0] = w->ends[--w->nends];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct end t;
+
+		if (l < w->nends && end_before(&w->ends[l], &w->ends[m]))
+			m = l;
+		if (r < w->nends && end_before(&w->ends[r], &w->ends[m]))
+			m = r;
+		if (m == i)
+			break;
+		t = w->ends[i];
+		w->ends[i] = w->ends[m];
+		w->ends[m] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* Every slice that ends by ns, ended. */
+static void flush_ends(struct pf_writer *w, uint64_t ns)
+{
+	while (w->nends && w->ends[0].ns <= ns) {
+		struct end e = pop_end(w);
+
+		begin_packet(w, e.ns);
+		reset(&w->te);
+		pb_uint(&w->te, TE_TYPE, SLICE_END);
+		pb_uint(&w->te, TE_TRACK, e.track);
+		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
+		emit(w);
+	}
+}
+
+/* ---- events ---- */
+
+static void annotate_int(struct pf_writer *w, unsigned name, int64_t v)
+{
+	reset(&w->sub);
+	pb_uint(&w->sub, DA_NAME_IID, name);
+	pb_uint(&w->sub, DA_INT, (uint64_t)v);
+	pb_msg(&w->te, TE_DEBUG, &w->sub);
+}
+
+static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
+{
+	struct pf_writer *w = wp;
+	const struct dc_func *f = dc_node_func(n, e->func);
+	const char *name = f ? dc_reader_string(n->r, f->name) : "unknown";
+	const char *cat = f ? dc_reader_string(n->r, f->category) : "";
+	const char *path = dc_reader_string(n->r, e->path);
+	uint64_t track;
+
+	flush_ends(w, wall_ns);
+	track = thread_track(w, n, e->pid, e->tid);
+	begin_packet(w, wall_ns);
+	reset(&w->te);
+	pb_uint(&w->te, TE_TYPE, SLICE_BEGIN);
+	pb_uint(&w->te, TE_TRACK, track);
+	pb_uint(&w->te, TE_NAME_IID, iid_of(w, &w->names, ID_NAMES, name));
+	if (*cat)
+		pb_uint(&w->te, TE_CATEGORY_IIDS, iid_of(w, &w->cats, ID_CATEGORIES, cat));
+	/* req and ret only where they differ from bytes: a call that moved
+	 * what it asked for, and returned that, costs two annotations less. */
+	if (e->flags & DC_EV_FD)
+		annotate_int(w, AN_FD, e->fd);
+	if (e->req != e->bytes)
+		annotate_int(w, AN_REQ, (int64_t)e->req);
+	annotate_int(w, AN_BYTES, (int64_t)e->bytes);
+	if (e->flags & DC_EV_OFFSET)
+		annotate_int(w, AN_OFFSET, e->offset);
+	if (*path) {
+		uint64_t iid = iid_of(w, &w->paths, ID_STRINGS, path); /* before: it uses w->sub */
+
+		reset(&w->sub);
+		pb_uint(&w->sub, DA_NAME_IID, AN_PATH);
+		pb_uint(&w->sub, DA_STRING_IID, iid);
+		pb_msg(&w->te, TE_DEBUG, &w->sub);
+	}
+	if (e->ret != (int64_t)e->bytes)
+		annotate_int(w, AN_RET, e->ret);
+	put_interned(w);
+	pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
+	emit(w);
+	if (push_end(w, wall_ns + e->dur, track))
+		w->err = ENOMEM;
+	w->written++;
+	return w->err ? -1 : 0;
+}
+
+/* PROFILE totals: a counter track per process and function (its calls). */
+static int write_counter(void *wp, const struct dc_node *n, const struct dc_counter *c, __u64 wall_ns)
+{
+	struct pf_writer *w = wp;
+	const struct dc_func *f = dc_node_func(n, c->func);
+	uint64_t key = (uint64_t)n->index << 32 | c->pid, uuid;
+	char name[128];
+
+	flush_ends(w, wall_ns);
+	if (!dc_hashtab_get(w->tracks, key ^ ((uint64_t)c->func << 20), K_COUNTER, &uuid)) {
+		uint64_t parent = process_track(w, n, c->pid);
+
+		uuid = w->next_uuid++;
+		dc_hashtab_put(w->tracks, key ^ ((uint64_t)c->func << 20), K_COUNTER, uuid);
+		reset(&w->te);
+		pb_uint(&w->te, TD_UUID, uuid);
+		pb_uint(&w->te, TD_PARENT, parent);
+		snprintf(name, sizeof(name), "%s %s calls", f ? dc_reader_string(n->r, f->category) : "?",
+			 f ? dc_reader_string(n->r, f->name) : "?");
+		pb_str(&w->te, TD_NAME, name);
+		reset(&w->sub);
+		pb_uint(&w->sub, CD_UNIT, UNIT_COUNT);
+		pb_msg(&w->te, TD_COUNTER, &w->sub);
+		descriptor(w, &w->te);
+	}
+	begin_packet(w, wall_ns);
+	reset(&w->te);
+	pb_uint(&w->te, TE_TYPE, COUNTER);
+	pb_uint(&w->te, TE_TRACK, uuid);
+	pb_uint(&w->te, TE_COUNTER_VALUE, c->count);
+	pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
+	emit(w);
+	w->written++;
+	return w->err ? -1 : 0;
+}
+
+/* What a user should see first: lost events, files cut short, skipped
+ * chunks, as instants on the DataCrumbs track at the job's start. */
+static void facts(struct pf_writer *w)
+{
+	char text[1024];
+
+	reset(&w->te);
+	pb_uint(&w->te, TD_UUID, FACTS_UUID);
+	pb_str(&w->te, TD_NAME, "DataCrumbs: lost events and damaged files");
+	pb_uint(&w->te, TD_SIBLING_RANK, 0);
+	descriptor(w, &w->te);
+	for (size_t i = 0; i < w->job->nnodes; i++) {
+		const struct dc_node *n = &w->job->nodes[i];
+		int k = 0;
+
+		if (n->lost)
+			k += snprintf(text + k, sizeof(text) - k, "%s: %llu events lost (ring buffer full). ",
+				      n->hdr.hostname, n->lost);
+		if (n->problem && k < (int)sizeof(text))
+			k += snprintf(text + k, sizeof(text) - k, "%s: incomplete: %s. ", n->hdr.hostname, n->problem);
+		if (n->skipped && k < (int)sizeof(text))
+			k += snprintf(text + k, sizeof(text) - k, "%s: %llu events skipped: %s. ", n->hdr.hostname,
+				      n->skipped, n->skip_reason ? n->skip_reason : "");
+		if (!k)
+			continue;
+		begin_packet(w, w->last_ns);
+		reset(&w->te);
+		pb_uint(&w->te, TE_TYPE, INSTANT);
+		pb_uint(&w->te, TE_TRACK, FACTS_UUID);
+		pb_str(&w->te, TE_NAME, text);
+		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
+		emit(w);
+	}
+}
+
+static void free_writer(struct pf_writer *w)
+{
+	struct pb *bufs[] = { &w->pkt, &w->te, &w->sub, &w->ann, &w->interned, &w->frame };
+
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		free(bufs[i]->p);
+	dc_strings_free(&w->names);
+	dc_strings_free(&w->cats);
+	dc_strings_free(&w->paths);
+	dc_hashtab_free(w->tracks);
+	free(w->ends);
+	free(w);
+}
+
+static void *open_writer(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+{
+	struct pf_writer *w = calloc(1, sizeof(*w));
+	int own;
+
+	if (!w || dc_strings_init(&w->names, 256) || dc_strings_init(&w->cats, 16) ||
+	    dc_strings_init(&w->paths, 4096) || !(w->tracks = dc_hashtab_new(1024))) {
+		snprintf(err, errlen, "out of memory");
+		if (w)
+			free_writer(w);
+		return NULL;
+	}
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (own < 0 || !(w->out = fdopen(own, "w"))) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		if (own >= 0)
+			close(own);
+		free_writer(w);
+		return NULL;
+	}
+	setvbuf(w->out, NULL, _IOFBF, 1 << 20);
+	w->job = job;
+	w->next_uuid = FACTS_UUID + 1;
+	first_packet(w);
+	facts(w);
+	return w;
+}
+
+static int close_writer(void *wp, int ok, char *err, size_t errlen)
+{
+	struct pf_writer *w = wp;
+	int rc = 0;
+
+	if (ok)
+		flush_ends(w, UINT64_MAX);
+	if (fclose(w->out) && !w->err)
+		w->err = errno;
+	if (w->err) {
+		snprintf(err, errlen, "writing the Perfetto trace: %s", strerror(w->err));
+		rc = -1;
+	}
+	free_writer(w);
+	return rc;
+}
+
+const struct dc_output_ops dc_perfetto_output = {
+	"perfetto", ".pftrace", open_writer, write_event, write_counter, close_writer,
+};

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# dc-merge -f perfetto: the native trace decodes with protoc against
+# Perfetto's own schema, every interned id is defined before its use, every
+# slice begins and ends on its track, the calls and bytes per function equal
+# the JSON's and the HDF5 file's, and with parallel HDF5 each rank's
+# H5Dwrite holds its MPI-IO write, which holds the libc pwrite.
+. "$(dirname "$0")/lib.sh"
+: "${DC_MERGE:?set by ctest}" "${DC_PMPI:?set by ctest}" "${DC_SRC:?set by ctest}" "${DC_TOOLS:?set by ctest}"
+
+schema=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
+[ -r "$schema" ] || fail "Perfetto's schema not found at $schema (set DC_PERFETTO_PROTO)"
+command -v protoc >/dev/null || fail "protoc not installed (Debian: protobuf-compiler)"
+decode() { protoc --decode=perfetto.protos.Trace -I "$(dirname "$schema")" "$schema" <"$1" >"$2"; }
+
+trace pf -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP' 1000 4096 && '$DC_WORKLOADS/stdio_files' '$TMP' 10 && '$DC_WORKLOADS/fork_tree' '$TMP' 3"
+cd "$TMP"
+"$DC_MERGE" pf -i "$TMP/out/pf" -f perfetto -o pf.pftrace -q
+"$DC_MERGE" pf -i "$TMP/out/pf" -o pf.json -q
+"$DC_MERGE" pf -i "$TMP/out/pf" -f hdf5 -o pf.h5 -q
+decode pf.pftrace pf.txt || fail "protoc cannot decode the trace"
+python3 "$DC_TOOLS/pftrace_check.py" pf.txt pf.json >check.txt || { tail -5 check.txt; fail "perfetto trace check"; }
+assert_contains check.txt "ok: same calls and bytes as the JSON" "calls and bytes per function equal the JSON's"
+assert_eq "$(grep '^posix write ' check.txt)" "posix write 1014 4103777" "libc writes and their bytes"
+h5=$("$DC_H5SUMMARY" pf.h5 | awk '$1 == "posix" && $2 == "write" { print $3, $5 }')
+assert_eq "$h5" "1014 4103777" "the same in the HDF5 file"
+events=$(grep -c '^event ' "$DUMP")
+size=$(stat -c %s pf.pftrace)
+echo "ok: $((size / events)) bytes per call ($size bytes, $events calls; JSON $(( $(stat -c %s pf.json) / events )))"
+
+# --- parallel HDF5: four levels nest on each rank's track ---
+mkdir -p "$TMP/ph5"
+trace ph5 -p posix,syscalls,mpiio,hdf5_openmpi -- mpirun --allow-run-as-root --oversubscribe -np 4 \
+	-x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_phdf5" "$TMP/ph5" 4096
+"$DC_MERGE" ph5 -i "$TMP/out/ph5" -f perfetto -o ph5.pftrace -q
+"$DC_MERGE" ph5 -i "$TMP/out/ph5" -o ph5.json -q
+decode ph5.pftrace ph5.txt || fail "protoc cannot decode the MPI trace"
+python3 "$DC_TOOLS/pftrace_check.py" ph5.txt ph5.json --nest "H5Dwrite,MPI_File_write*,pwrite" >nest.txt ||
+	{ tail -5 nest.txt; fail "MPI perfetto trace check"; }
+assert_contains nest.txt "ok: same calls and bytes as the JSON" "MPI trace: calls and bytes equal the JSON's"
+assert_eq "$(grep '^nested ' nest.txt)" "nested 4" "each rank's pwrite inside its MPI-IO write inside H5Dwrite"

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""pftrace_check.py DECODED [JSON]: checks a Perfetto trace that protoc decoded
+(protoc --decode=perfetto.protos.Trace perfetto_trace.proto < trace) as a
+reader needs it: every interned id defined before its use, every slice begun
+and ended on its track in stack order, timestamps never decreasing. Prints
+"level name count bytes" per function; with JSON (dc-merge's JSON of the same
+job), checks that they equal the JSON's. --nest A,B,C: prints how many slices
+named C lie inside a B inside an A on one track."""
+import fnmatch, json, re, sys
+
+
+def parse(text):
+    """protoc's text format into nested lists of (key, value)."""
+    root, stack = [], []
+    cur = root
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.endswith("{"):
+            child = []
+            cur.append((line[:-1].strip(), child))
+            stack.append(cur)
+            cur = child
+        elif line == "}":
+            cur = stack.pop()
+        else:
+            k, v = line.split(":", 1)
+            v = v.strip()
+            if v.startswith('"'):
+                v = bytes(v[1:-1], "utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8", "surrogateescape")
+            cur.append((k.strip(), v))
+    return root
+
+
+def get(msg, key, default=None):
+    for k, v in msg:
+        if k == key:
+            return v
+    return default
+
+
+def all_of(msg, key):
+    return [v for k, v in msg if k == key]
+
+
+def check(packets, nest=None):
+    defined = {"event_names": set(), "event_categories": set(), "debug_annotation_names": set(),
+               "debug_annotation_string_values": set()}
+    names, cats, strings, ann_names = {}, {}, {}, {}
+    clock = None
+    stacks, totals, nested = {}, {}, 0
+    ts = 0
+    for p in packets:
+        if get(p, "sequence_flags") in ("1", "3"):
+            for s in defined.values():
+                s.clear()
+        for idata in all_of(p, "interned_data"):
+            for kind, table in (("event_names", names), ("event_categories", cats),
+                                ("debug_annotation_names", ann_names),
+                                ("debug_annotation_string_values", strings)):
+                for entry in all_of(idata, kind):
+                    iid = int(get(entry, "iid"))
+                    table[iid] = get(entry, "name", get(entry, "str"))
+                    defined[kind].add(iid)
+        snap = get(p, "clock_snapshot")
+        if snap:
+            for c in all_of(snap, "clocks"):
+                if get(c, "clock_id") == "64":
+                    clock = int(get(c, "timestamp"))
+        if get(p, "timestamp") is not None:
+            assert clock is not None, "a timestamp before the clock snapshot"
+            d = int(get(p, "timestamp"))
+            assert d >= 0, "a negative delta"
+            ts = (ts or clock) + d
+        te = get(p, "track_event")
+        if not te:
+            continue
+        kind = get(te, "type")
+        track = get(te, "track_uuid")
+        if kind == "TYPE_SLICE_BEGIN":
+            nid = int(get(te, "name_iid"))
+            assert nid in defined["event_names"], "event name %d used before it is defined" % nid
+            cat = ""
+            for c in all_of(te, "category_iids"):
+                assert int(c) in defined["event_categories"], "category %s used before it is defined" % c
+                cat = cats[int(c)]
+            args = {}
+            for a in all_of(te, "debug_annotations"):
+                aid = int(get(a, "name_iid"))
+                assert aid in defined["debug_annotation_names"], "annotation name %d undefined" % aid
+                if get(a, "string_value_iid") is not None:
+                    sid = int(get(a, "string_value_iid"))
+                    assert sid in defined["debug_annotation_string_values"], "string %d undefined" % sid
+                    args[ann_names[aid]] = strings[sid]
+                else:
+                    args[ann_names[aid]] = int(get(a, "int_value"))
+            name = names[nid]
+            t = totals.setdefault((cat, name), [0, 0])
+            t[0] += 1
+            t[1] += args.get("bytes", 0)
+            stack = stacks.setdefault(track, [])
+            stack.append(name)
+            if nest and len(stack) >= len(nest) and all(
+                    fnmatch.fnmatchcase(n, pat) for n, pat in zip(stack[-len(nest):], nest)):
+                nested += 1
+        elif kind == "TYPE_SLICE_END":
+            assert stacks.get(track), "an end on track %s with no slice open" % track
+            stacks[track].pop()
+    open_ = {k: v for k, v in stacks.items() if v}
+    assert not open_, "slices never ended: %s" % open_
+    return totals, nested
+
+
+def json_totals(path):
+    t = {}
+    for e in json.load(open(path))["traceEvents"]:
+        if e.get("ph") == "X":
+            x = t.setdefault((e.get("cat", ""), e["name"]), [0, 0])
+            x[0] += 1
+            x[1] += e.get("args", {}).get("bytes", 0)
+    return t
+
+
+def main():
+    args = sys.argv[1:]
+    nest = None
+    if "--nest" in args:
+        i = args.index("--nest")
+        nest = args[i + 1].split(",")
+        del args[i:i + 2]
+    packets = [v for k, v in parse(open(args[0], encoding="utf-8", errors="surrogateescape").read())
+               if k == "packet"]
+    totals, nested = check(packets, nest)
+    for (cat, name), (n, b) in sorted(totals.items()):
+        print(cat, name, n, b)
+    if nest:
+        print("nested", nested)
+    if len(args) > 1:
+        want = json_totals(args[1])
+        assert totals == want, "perfetto %s != json %s" % (sorted(totals.items())[:5], sorted(want.items())[:5])
+        print("ok: same calls and bytes as the JSON")
+
+
+if __name__ == "__main__":
+    main()
