@@ -457,7 +457,11 @@ static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
 	if (rc)
 		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s%s\n", set->name, lib,
 			strerror(-rc), rc == -EINVAL ? " (uprobe_multi links need Linux 6.6 or later)" : "");
-	if (t.refused.n)
+	if (t.refused.n && t.refused.n == t.n && t.n > 1)
+		/* Not one attached: the link itself, not an instruction (an old kernel). */
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s (uprobe_multi links need "
+				"Linux 6.6 or later)\n", set->name, lib);
+	else if (t.refused.n)
 		fprintf(stderr, "dc-agent: warning: probe set '%s': the kernel refused to probe %zu function%s "
 				"of %s, skipped: %s%s\n", set->name, t.refused.n, t.refused.n == 1 ? "" : "s", lib,
 			t.refused.text, t.refused.n > 12 ? ", ..." : "");

@@ -2,7 +2,6 @@
 #include "recorder.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
