@@ -226,7 +226,11 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 			return 1;
 		}
 		if (c == 'V') {
+#ifdef DC_TEST_HOOKS
+			printf("dc-agent (DataCrumbs) %s, a test build (DC_TEST_HOOKS)\n", DC_VERSION);
+#else
 			printf("dc-agent (DataCrumbs) %s\n", DC_VERSION);
+#endif
 			return 1;
 		}
 		if (c == '?' || take_option(c, optarg, o)) {

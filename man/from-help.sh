@@ -7,7 +7,7 @@ section=$2
 summary=$3
 name=$(basename "$tool")
 printf '.TH %s %s "" "DataCrumbs %s" "DataCrumbs"\n' "$(echo "$name" | tr a-z A-Z)" "$section" \
-	"$("$tool" --version | awk '{ print $NF }')"
+	"$("$tool" --version | grep -o '[0-9][0-9.]*[0-9]' | head -1)"
 printf '.SH NAME\n%s \\- %s\n.SH DESCRIPTION\n.nf\n' "$name" "$summary"
 "$tool" --help | sed -e 's/\\/\\\\/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/"
 printf '.fi\n.SH SEE ALSO\ndc-agent(8), dc-merge(1), dc-summary(1), dc-dump(1); the README of DataCrumbs.\n'

@@ -31,12 +31,7 @@ DC_STATE_DIR=$work/state
 DC_PROBES=posix,stdio,syscalls,mpiio
 DC_MERGE_FORMAT=json
 CONF
-mkdir -p "$work/bin"
-for s in prolog epilog; do
-	printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nexec %s "$@"\n' "$work/dc.conf" "$src/slurm/dc-$s" >"$work/bin/dc-$s"
-	chmod 755 "$work/bin/dc-$s"
-done
-"$src/tests/cluster/slurm-start.sh" "$DC_CLUSTER_DIR" "$work/bin/dc-prolog" "$work/bin/dc-epilog" >/dev/null
+"$src/tests/cluster/slurm-start.sh" "$DC_CLUSTER_DIR" "$work/dc.conf" >/dev/null
 export SLURM_CONF=$DC_CLUSTER_DIR/slurm.conf
 mkdir -p "$work/data"
 chmod 777 "$work/data"

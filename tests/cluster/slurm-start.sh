@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# slurm-start.sh DIR [PROLOG EPILOG]: a real Slurm over the test cluster in
-# DIR (start.sh first): munged, slurmctld on node1 and one slurmd per node,
-# each in its node's namespaces, with PROLOG/EPILOG as slurm.conf's
-# Prolog=/Epilog= (run by each node's slurmd). Pids go to DIR/*.pid, which
-# stop.sh stops. Run Slurm's commands on a node: node-exec node1 srun ...
+# slurm-start.sh DIR [DC_CONF]: a real Slurm over the test cluster in DIR
+# (start.sh first): munged, slurmctld on node1 and one slurmd per node, each
+# in its node's namespaces. With DC_CONF (DataCrumbs' Slurm settings, as
+# /etc/datacrumbs/slurm.conf holds them), slurm/dc-prolog and dc-epilog are
+# slurm.conf's Prolog=/Epilog=, run by each node's slurmd. Pids go to
+# DIR/*.pid, which stop.sh stops. Run Slurm's commands on a node:
+# node-exec node1 srun ...
 set -euo pipefail
-dir=$(cd "${1:?usage: slurm-start.sh DIR [PROLOG EPILOG]}" && pwd)
-prolog=${2:-}
-epilog=${3:-}
+dir=$(cd "${1:?usage: slurm-start.sh DIR [DC_CONF]}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
+prolog= epilog=
+if [ -n "${2:-}" ]; then
+	# Wrappers named as the scripts: the agent skips programs by that name.
+	mkdir -p "$dir/bin"
+	for s in prolog epilog; do
+		printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nexec %s "$@"\n' "$2" "$here/../../slurm/dc-$s" >"$dir/bin/dc-$s"
+		chmod 755 "$dir/bin/dc-$s"
+	done
+	prolog=$dir/bin/dc-prolog epilog=$dir/bin/dc-epilog
+fi
 . "$dir/cluster.env"
 export DC_CLUSTER_DIR=$dir
 set -- $DC_CLUSTER_NODES

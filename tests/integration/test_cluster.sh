@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 : "${DC_MERGE:?set by ctest}" "${DC_PMPI:?set by ctest}" "${DC_SRC:?set by ctest}" "${DC_SUMMARY:?set by ctest}"
 
+"$DC_AGENT" --version | grep -q "test build" ||
+	fail "this build has no test hooks for the clock skews: build with -DDC_TEST_HOOKS=ON (scripts/test.sh does)"
 export DC_CLUSTER_DIR=$TMP/cluster
 cluster=$DC_SRC/tests/cluster
 trap '"$cluster/stop.sh" "$DC_CLUSTER_DIR"; cleanup_tmp' EXIT
@@ -153,13 +155,7 @@ DC_STATE_DIR=$TMP/state
 DC_PROBES=posix
 DC_MERGE_FORMAT=json
 CONF
-# Wrappers named as the scripts (the agent skips programs by that name).
-mkdir -p "$TMP/wrap"
-for s in prolog epilog; do
-	printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nexec %s "$@"\n' "$TMP/dc.conf" "$DC_SRC/slurm/dc-$s" >"$TMP/wrap/dc-$s"
-	chmod 755 "$TMP/wrap/dc-$s"
-done
-"$cluster/slurm-start.sh" "$DC_CLUSTER_DIR" "$TMP/wrap/dc-prolog" "$TMP/wrap/dc-epilog" >/dev/null
+"$cluster/slurm-start.sh" "$DC_CLUSTER_DIR" "$TMP/dc.conf" >/dev/null
 export SLURM_CONF=$DC_CLUSTER_DIR/slurm.conf
 cat >"$TMP/job.sh" <<JOB
 #!/bin/bash
