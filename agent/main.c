@@ -29,6 +29,7 @@
 #include "control.h"
 #include "counters.h"
 #include "datacrumbs.skel.h"
+#include "job_folder.h"
 #include "launch.h"
 #include "nodefile.h"
 #include "options.h"
@@ -272,70 +273,6 @@ static int valid_job_id(const char *id)
 	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
 }
 
-/* Parents of the output folder, as mkdir -p makes them. */
-static int make_parents(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return 0;
-}
-
-/*
- * The job folder, held open: created 0750 and given to the job's user
- * through its descriptor. One that exists must be a real folder (no
- * symlink), owned by root or the job's user: another user who made it
- * ahead of the job could replace the node file later, so it is refused.
- */
-static int open_job_folder(struct agent *a, const char *base, char *err, size_t errlen)
-{
-	int base_fd, fd;
-	struct stat st;
-	bool made;
-
-	base_fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (base_fd < 0)
-		return snprintf(err, errlen, "cannot open output folder %s: %s", base, strerror(errno)), -1;
-	made = mkdirat(base_fd, a->job, 0750) == 0;
-	if (!made && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create output folder %s/%s: %s", base, a->job, strerror(errno));
-		close(base_fd);
-		return -1;
-	}
-	fd = openat(base_fd, a->job, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(base_fd);
-	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(err, errlen, "cannot create output folder %s/%s: %s", base, a->job,
-			 errno == ELOOP || errno == ENOTDIR ? "it is a symbolic link or not a folder; refused"
-							    : strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (!made && st.st_uid != 0 && st.st_uid != a->uid) {
-		snprintf(err, errlen,
-			 "output folder %s/%s already exists and belongs to uid %u, not to the job's user (uid %u) "
-			 "or root: refused, as its owner could replace the trace; remove it and start again",
-			 base, a->job, (unsigned)st.st_uid, (unsigned)a->uid);
-		close(fd);
-		return -1;
-	}
-	/* On the descriptor: a name swapped meanwhile changes nothing here. */
-	if (fchown(fd, a->uid, a->gid) && geteuid() == 0)
-		die_msg("warning: cannot give %s/%s to uid %u: %s", base, a->job, (unsigned)a->uid, strerror(errno));
-	if ((st.st_mode & 07777) != 0750 && fchmod(fd, 0750) == 0 && !made)
-		die_msg("note: output folder %s/%s had mode %04o; set to 0750", base, a->job,
-			(unsigned)(st.st_mode & 07777));
-	return fd;
-}
-
 static void read_boot_id(char *out, size_t len)
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
@@ -428,11 +365,7 @@ static int create_node_file(struct agent *a)
 	int dir_fd;
 
 	snprintf(base, sizeof(base), "%s", out && *out ? out : "datacrumbs");
-	if (make_parents(base) || (mkdir(base, 0755) && errno != EEXIST)) {
-		die_msg("cannot create output folder %s: %s", base, strerror(errno));
-		return -1;
-	}
-	dir_fd = open_job_folder(a, base, err, sizeof(err));
+	dir_fd = dc_job_folder_open(base, a->job, a->uid, a->gid, err, sizeof(err));
 	if (dir_fd < 0) {
 		die_msg("%s", err);
 		return -1;
