@@ -452,6 +452,8 @@ static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
 	warn_missing(set, &t.miss, lib);
 	if (!rc)
 		rc = attach_some(p, &t, 0, t.n, &attached);
+	/* A uprobe is an entry and a return probe; a wrapper, one table entry. */
+	attached *= 2;
 	if (!rc && t.wrappers && (rc = attach_syscall_programs(p)) == 0)
 		attached += t.wrappers;
 	if (rc)
@@ -471,7 +473,7 @@ static int attach_library(struct dc_probes *p, const struct dc_probe_set *set)
 	free(t.offsets);
 	free(t.cookies);
 	dc_elf_close(syms);
-	return rc ? 0 : (int)attached * 2;
+	return rc ? 0 : (int)attached;
 }
 
 /* The two raw tracepoints serve every system call: attached once. */

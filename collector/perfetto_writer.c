@@ -136,7 +136,7 @@ struct pf_writer {
 	FILE *out;
 	const struct dc_job *job;
 	uint64_t last_ns;            /* of the packet before: timestamps are deltas */
-	struct pb pkt, te, sub, ann, interned, frame;
+	struct pb pkt, te, sub, interned, frame;
 	struct dc_strings names, cats, paths; /* iid = index + 1 */
 	struct dc_hashtab *tracks;   /* (node << 32 | id, kind) -> uuid */
 	uint64_t next_uuid;
@@ -159,7 +159,7 @@ static void emit(struct pf_writer *w)
 {
 	struct pb *f = &w->frame;
 
-	if (w->pkt.oom || w->te.oom || w->sub.oom || w->ann.oom || w->interned.oom || f->oom) {
+	if (w->pkt.oom || w->te.oom || w->sub.oom || w->interned.oom || f->oom) {
 		w->err = ENOMEM;
 		return;
 	}
@@ -520,7 +520,7 @@ static void facts(struct pf_writer *w)
 
 static void free_writer(struct pf_writer *w)
 {
-	struct pb *bufs[] = { &w->pkt, &w->te, &w->sub, &w->ann, &w->interned, &w->frame };
+	struct pb *bufs[] = { &w->pkt, &w->te, &w->sub, &w->interned, &w->frame };
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]->p);

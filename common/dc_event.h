@@ -38,6 +38,10 @@ enum dc_slot {
 #define DC_COOKIE_CLOSES (1ull << (DC_COOKIE_RET_SHIFT + 3))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
+/* The cookie's bit budget, shared by the agent and the BPF programs. */
+_Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit their bits");
+_Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
+_Static_assert(DC_COOKIE_RET_SHIFT + 3 + 1 <= 63, "slots, return kind and closes stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
 
 /* What a function's return value means. */
@@ -51,6 +55,7 @@ enum dc_ret {
 	DC_RET_INT_BYTES, /* bytes moved, as a C int (fprintf) */
 	DC_RET_STATUS, /* a C int, 0 on success: then the bytes asked were moved (MPI) */
 };
+_Static_assert(DC_RET_STATUS < 8, "return kinds fit the cookie's 3 bits");
 
 /* dc_event.flags: X(name, bit, meaning), one list for the code and the
  * outputs that explain them (the HDF5 file's description). */
