@@ -22,8 +22,8 @@ static int check_folder(int dir_fd, const char *dir, char *err, size_t errlen)
 		return 0;
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
 		snprintf(err, errlen,
-			 "%s can be changed by another user (owner uid %u, mode %04o): as root, dc-merge writes only "
-			 "into a folder owned by root or you and not writable by others (or sticky); choose one with -o",
+			 "%s can be changed by another user (owner uid %u, mode %04o): as root, output goes only "
+			 "into a folder owned by root or you and not writable by others (or sticky); name another output path",
 			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return -1;
 	}

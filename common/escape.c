@@ -2,6 +2,7 @@
 #include "escape.h"
 
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const char hex[] = "0123456789abcdef";
@@ -81,7 +82,20 @@ static int is_control(const unsigned char *p, size_t k)
 	return (k == 1 && (*p < 0x20 || *p == 0x7f)) || (k == 2 && p[0] == 0xc2 && p[1] < 0xa0);
 }
 
-size_t dc_text_escape(const char *s, char *out)
+/* The entity HTML needs in place of c, or NULL. */
+static const char *html_entity(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	default: return NULL;
+	}
+}
+
+static size_t text_escape(const char *s, char *out, bool html)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
@@ -89,8 +103,11 @@ size_t dc_text_escape(const char *s, char *out)
 
 	while (n) {
 		size_t k = dc_utf8_seq(p, n);
+		const char *ent = html && k == 1 ? html_entity(*p) : NULL;
 
-		if (k == 1 && *p == '\\') {
+		if (ent) {
+			o = stpcpy(o, ent);
+		} else if (k == 1 && *p == '\\') {
 			*o++ = '\\';
 			*o++ = '\\';
 		} else if (k == 0 || is_control(p, k)) {
@@ -113,6 +130,16 @@ size_t dc_text_escape(const char *s, char *out)
 	return o - out;
 }
 
+size_t dc_text_escape(const char *s, char *out)
+{
+	return text_escape(s, out, false);
+}
+
+size_t dc_html_escape(const char *s, char *out)
+{
+	return text_escape(s, out, true);
+}
+
 static char *escaped(const char *s, size_t (*esc)(const char *, char *))
 {
 	char *out = malloc(DC_ESCAPED_MAX(strlen(s)));
@@ -130,6 +157,11 @@ char *dc_json_escaped(const char *s)
 char *dc_text_escaped(const char *s)
 {
 	return escaped(s, dc_text_escape);
+}
+
+char *dc_html_escaped(const char *s)
+{
+	return escaped(s, dc_html_escape);
 }
 
 const char *dc_text_view(const char *s)

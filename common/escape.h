@@ -15,6 +15,10 @@
  * through; '\\' becomes "\\\\"; control characters (C0, DEL, C1) and invalid
  * bytes become "\xNN". A file name cannot forge a report line or move the
  * terminal's cursor.
+ *
+ * HTML (dc-summary --html): the text escaping, and then '&', '<', '>', '"'
+ * and '\'' as character references, so a file name can neither end an
+ * element nor an attribute value, in text or in a quoted attribute.
  */
 #ifndef DC_ESCAPE_H
 #define DC_ESCAPE_H
@@ -32,10 +36,12 @@ size_t dc_utf8_seq(const unsigned char *s, size_t n);
  * DC_ESCAPED_MAX(strlen(s)) bytes; returns its length. */
 size_t dc_json_escape(const char *s, char *out);
 size_t dc_text_escape(const char *s, char *out);
+size_t dc_html_escape(const char *s, char *out);
 
 /* The same, in a new buffer to free(); NULL when memory runs out. */
 char *dc_json_escaped(const char *s);
 char *dc_text_escaped(const char *s);
+char *dc_html_escaped(const char *s);
 
 /* For printing reports: s as text, in one of four rotating buffers that the
  * next calls reuse (so one printf may take up to four); "?" when memory runs

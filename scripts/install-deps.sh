@@ -12,3 +12,5 @@ apt-get install -y -qq --no-install-recommends \
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libhwloc-dev libcmocka-dev \
 	openmpi-bin libopenmpi-dev libhdf5-dev libhdf5-openmpi-dev hdf5-tools slurm-wlm munge \
 	python3 util-linux procps libcapstone-dev bpftrace autoconf automake libtool protobuf-compiler >/dev/null
+# For the tests: the HTML report is loaded and photographed in a real browser.
+apt-get install -y -qq --no-install-recommends chromium python3-pil >/dev/null

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh Debian 12 machine, as root: installs the packages, builds,
-# traces a bundled workload with dc-agent and prints where the trace is.
+# traces a bundled workload with dc-agent and prints where the trace and
+# the job report are.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh"
@@ -17,4 +18,6 @@ echo "Tracing: 1000 writes of 4 KiB, then 10 files through stdio, then 3 forked 
 rm -rf "$work"
 "$b/collector/dc-merge" "$job" -i "$out/$job" -o "$out/$job.json"
 "$b/collector/dc-merge" "$job" -i "$out/$job" -f perfetto -o "$out/$job.pftrace" -q
+"$b/collector/dc-summary" "$job" -i "$out/$job" --html "$out/$job.html" >/dev/null
 echo "Trace for Perfetto (open either at ui.perfetto.dev): $out/$job.json, or natively $out/$job.pftrace"
+echo "Job report for a browser: $out/$job.html (text: dc-summary $job -i $out/$job)"

@@ -55,6 +55,18 @@ static void test_text(void **state)
 	text_is("c1\xc2\x85-\xff", "c1\\xc2\\x85-\\xff");
 }
 
+static void test_html(void **state)
+{
+	char *got = dc_html_escaped("<script>a&b \"q\" 'r'</script>\n\xff caf\xc3\xa9");
+	char max[DC_ESCAPED_MAX(1)];
+
+	assert_non_null(got);
+	assert_string_equal(got, "&lt;script&gt;a&amp;b &quot;q&quot; &#39;r&#39;&lt;/script&gt;\\x0a\\xff caf\xc3\xa9");
+	free(got);
+	/* The longest form of one byte fits the bound every escaper keeps. */
+	assert_int_equal(dc_html_escape("\"", max), 6);
+}
+
 static void test_utf8_seq(void **state)
 {
 	assert_int_equal(dc_utf8_seq((const unsigned char *)"a", 1), 1);
@@ -76,7 +88,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_utf8_passes), cmocka_unit_test(test_json_specials),
-		cmocka_unit_test(test_json_invalid_bytes), cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json_invalid_bytes), cmocka_unit_test(test_text), cmocka_unit_test(test_html),
 		cmocka_unit_test(test_utf8_seq), cmocka_unit_test(test_view_rotates),
 	};
 

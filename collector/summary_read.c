@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-summary's reading: every call of a job, from its node files or from
+ * the merged HDF5 file, into the totals of summary.h.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hdf5.h>
+
+#include "hashtab.h"
+#include "io_table.h"
+#include "merge.h"
+#include "nodeset.h"
+#include "summary.h"
+
+const uint64_t dc_summary_bin_limits[NBINS - 1] = { 100, 1024, 10240, 102400, 1048576, 4194304, 10485760,
+						    104857600, 1073741824 };
+const char *const dc_summary_bin_names[NBINS] = { "0-100", "100-1K", "1K-10K", "10K-100K", "100K-1M",
+						  "1M-4M", "4M-10M", "10M-100M", "100M-1G", "1G+" };
+
+static void add(struct totals *t, uint64_t bytes, uint64_t dur)
+{
+	t->calls++;
+	t->bytes += bytes;
+	t->time_ns += dur;
+	if (dur > t->max_ns)
+		t->max_ns = dur;
+}
+
+static int op_of(const char *name)
+{
+	char low[128];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
+		low[i] = tolower((unsigned char)name[i]);
+	low[i] = 0;
+	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink"))
+		return 1;
+	if (strstr(low, "write"))
+		return 2;
+	return 0;
+}
+
+static struct level_row *level_of(struct summary *s, const char *level)
+{
+	for (size_t i = 0; i < s->nlevels; i++)
+		if (strcmp(s->levels[i].level, level) == 0)
+			return &s->levels[i];
+	struct level_row *v = realloc(s->levels, (s->nlevels + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	s->levels = v;
+	memset(&v[s->nlevels], 0, sizeof(*v));
+	v[s->nlevels].level = strdup(level);
+	return &v[s->nlevels++];
+}
+
+/* Rows found by hash with a check of the strings, added when new. */
+static struct fn_row *fn_of(struct summary *s, const char *level, const char *name)
+{
+	uint64_t h = dc_hash_string(name) * 31 + dc_hash_string(level), probe = 0, id;
+	struct fn_row *v;
+
+	while (dc_hashtab_get(s->fn_ids, h, probe, &id)) {
+		if (!strcmp(s->fns[id].name, name) && !strcmp(s->fns[id].level, level))
+			return &s->fns[id];
+		probe++;
+	}
+	if (!(v = realloc(s->fns, (s->nfns + 1) * sizeof(*v))))
+		return NULL;
+	s->fns = v;
+	v[s->nfns] = (struct fn_row){ strdup(level), strdup(name), op_of(name), { 0 } };
+	dc_hashtab_put(s->fn_ids, h, probe, s->nfns);
+	return &v[s->nfns++];
+}
+
+static struct file_row *file_of(struct summary *s, const char *level, const char *path)
+{
+	uint64_t h = dc_hash_string(path) * 31 + dc_hash_string(level), probe = 0, id;
+	struct file_row *v;
+
+	while (dc_hashtab_get(s->file_ids, h, probe, &id)) {
+		if (!strcmp(s->files[id].path, path) && !strcmp(s->files[id].level, level))
+			return &s->files[id];
+		probe++;
+	}
+	if (!(v = realloc(s->files, (s->nfiles + 1) * sizeof(*v))))
+		return NULL;
+	s->files = v;
+	v[s->nfiles] = (struct file_row){ strdup(level), strdup(path), { 0 } };
+	dc_hashtab_put(s->file_ids, h, probe, s->nfiles);
+	return &v[s->nfiles++];
+}
+
+static int bin_of(uint64_t bytes)
+{
+	int b = 0;
+
+	while (b < NBINS - 1 && bytes >= dc_summary_bin_limits[b])
+		b++;
+	return b;
+}
+
+/* Ranks are compared where all their I/O passes: system calls if traced
+ * (every event observed at a system call: the syscall level and the libc
+ * calls seen at their system call), else POSIX calls, else the first level. */
+static void consider_base_level(struct summary *s, const char *level)
+{
+	if (!s->base_level || !strcmp(level, "syscall") ||
+	    (!strcmp(level, "posix") && strcmp(s->base_level, "syscall"))) {
+		free(s->base_level);
+		s->base_level = strdup(level);
+	}
+}
+
+/* PROFILE mode: a process's final totals for one function. */
+static void take_totals(struct summary *s, const char *level, const char *name, int rank,
+			const struct dc_counter *c)
+{
+	struct fn_row *fr = fn_of(s, level, name);
+	struct level_row *lr = level_of(s, level);
+	struct totals add_t = { c->count, c->bytes, c->time_ns, 0 };
+	struct totals *ts[3] = { fr ? &fr->t : NULL, lr ? &lr->t : NULL,
+				 rank >= 0 && rank < s->nranks ? &s->ranks[rank].t : NULL };
+
+	for (int i = 0; i < 3; i++) {
+		if (!ts[i])
+			continue;
+		ts[i]->calls += add_t.calls;
+		ts[i]->bytes += add_t.bytes;
+		ts[i]->time_ns += add_t.time_ns;
+	}
+	if (rank >= 0 && rank < s->nranks)
+		s->ranks[rank].seen = true;
+	if (fr && lr && fr->op)
+		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += c->bytes;
+	s->job.counted += c->count;
+}
+
+/* The first bin's width; it doubles as the job goes on. */
+#define TL_FIRST_BIN_NS 1000000ull
+
+/* Halves the timeline's resolution: bin i takes bins 2i and 2i+1. */
+static void tl_widen(struct summary *s)
+{
+	for (int r = 0; r <= s->nranks; r++)
+		for (int op = 0; op < 2; op++) {
+			uint64_t *v = s->tl[r][op];
+
+			for (int i = 0; i < TL_BINS / 2; i++)
+				v[i] = v[2 * i] + v[2 * i + 1];
+			memset(v + TL_BINS / 2, 0, TL_BINS / 2 * sizeof(*v));
+		}
+	s->tl_bin_ns *= 2;
+}
+
+/* Calls arrive in time order, from either source: the first one's start is
+ * the timeline's origin. */
+static void tl_add(struct summary *s, uint64_t ts, int rank, int op, uint64_t bytes)
+{
+	uint64_t rel;
+
+	if (!s->tl_bin_ns) {
+		s->tl_origin_ns = ts;
+		s->tl_bin_ns = TL_FIRST_BIN_NS;
+	}
+	rel = ts > s->tl_origin_ns ? ts - s->tl_origin_ns : 0;
+	while (rel / s->tl_bin_ns >= TL_BINS)
+		tl_widen(s);
+	s->tl[rank >= 0 && rank < s->nranks ? rank : s->nranks][op - 1][rel / s->tl_bin_ns] += bytes;
+}
+
+static int add_warning(struct summary *s, const char *host, const char *what)
+{
+	struct node_warning *v = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	s->warnings = v;
+	v[s->nwarnings].host = strdup(host ? host : "?");
+	v[s->nwarnings].what = strdup(what);
+	return v[s->nwarnings++].what && v[s->nwarnings - 1].host ? 0 : -1;
+}
+
+/* One call, whatever file it was read from. */
+static int take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
+		uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags)
+{
+	bool base = s->base_level && (strcmp(s->base_level, "syscall") == 0 ? (flags & DC_EV_SYSCALL) != 0
+									   : strcmp(level, s->base_level) == 0);
+
+	struct fn_row *fr = fn_of(s, level, name);
+	struct level_row *lr = level_of(s, level);
+
+	if (!fr || !lr)
+		return -1;
+	add(&fr->t, bytes, dur);
+	add(&lr->t, bytes, dur);
+	if (fr->op) {
+		lr->hist[fr->op - 1][bin_of(bytes)]++;
+		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += bytes;
+	}
+	if (path && *path) {
+		struct file_row *file = file_of(s, level, path);
+
+		if (!file)
+			return -1;
+		add(&file->t, bytes, dur);
+	}
+	if (rank >= 0 && rank < s->nranks && base) {
+		add(&s->ranks[rank].t, bytes, dur);
+		s->ranks[rank].seen = true;
+	}
+	if (base && fr->op && s->io)
+		dc_io_table_add(s->io, node, rank, fr->op, bytes, dur);
+	if (base && fr->op)
+		tl_add(s, ts, rank, fr->op, bytes);
+	return 0;
+}
+
+static int start(struct summary *s, int world)
+{
+	s->nranks = world;
+	s->ranks = calloc(s->nranks + 1, sizeof(*s->ranks));
+	s->fn_ids = dc_hashtab_new(256);
+	s->file_ids = dc_hashtab_new(1024);
+	s->tl = calloc(s->nranks + 1, sizeof(*s->tl));
+	return s->ranks && s->fn_ids && s->file_ids && s->tl ? 0 : -1;
+}
+
+/* ---- from node files ---- */
+
+static int take_event(struct summary *s, const struct dc_node *n, const struct dc_event *e, uint64_t wall_ns)
+{
+	const struct dc_func *f = dc_node_func(n, e->func);
+	const struct dc_process *p = dc_node_process(n, e->pid);
+
+	return take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
+		    dc_reader_string(n->r, e->path), n->index, p ? p->rank : -1, wall_ns, e->bytes, e->dur,
+		    e->flags);
+}
+
+/* The last counter snapshot of each (node, pid, function). */
+struct last_counters {
+	struct last {
+		const struct dc_node *node;
+		struct dc_counter c;
+	} *v;
+	size_t n, cap;
+	struct dc_hashtab *ids;
+};
+
+static int keep_counter(struct last_counters *l, const struct dc_node *n, const struct dc_counter *c)
+{
+	uint64_t k1 = (uint64_t)n->index << 32 | c->pid, idx;
+
+	if (!l->ids && !(l->ids = dc_hashtab_new(256)))
+		return -1;
+	if (dc_hashtab_get(l->ids, k1, c->func, &idx)) {
+		l->v[idx].c = *c;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		struct last *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = (struct last){ n, *c };
+	return dc_hashtab_put(l->ids, k1, c->func, l->n++);
+}
+
+int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
+{
+	struct last_counters last = { 0 };
+	struct dc_merge_item it;
+	struct dc_merge *m;
+	struct dc_job job;
+	char err[PATH_MAX + 256];
+	int world = 0, k = 0, rc;
+
+	if (dc_job_open(dir, id, &job, err, sizeof(err))) {
+		fprintf(stderr, "dc-summary: %s\n", err);
+		return -1;
+	}
+	for (size_t i = 0; i < job.nnodes; i++) {
+		const struct dc_node *n = &job.nodes[i];
+
+		for (size_t p = 0; p < n->nprocs; p++)
+			if (n->procs[p].world_size > world)
+				world = n->procs[p].world_size;
+		for (size_t f = 0; f < n->funcs.n; f++)
+			if (dc_node_func(n, f))
+				consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
+	}
+	/* events: those read and counted below, not the index's claim. */
+	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .lost = job.lost,
+				    .first_ns = job.first_ns, .last_ns = job.last_ns };
+	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
+	rc = start(s, world);
+	if (!rc && !(s->io = dc_io_table_new(job.nnodes, world)))
+		rc = -1;
+	for (size_t i = 0; !rc && i < job.nnodes; i++)
+		rc = dc_io_table_host(s->io, i, job.nodes[i].hdr.hostname);
+	m = rc ? NULL : dc_merge_new(&job);
+	while (m && !rc && (k = dc_merge_next(m, &it)) > 0) {
+		if (it.type == DC_CHUNK_EVENTS) {
+			rc = take_event(s, it.node, it.rec, it.wall_ns);
+			s->job.events++;
+		} else if (it.type == DC_CHUNK_COUNTERS) {
+			rc = keep_counter(&last, it.node, it.rec);
+		}
+	}
+	/* PROFILE mode: each process's last totals are its whole. */
+	for (size_t i = 0; !rc && i < last.n; i++) {
+		const struct dc_node *n = last.v[i].node;
+		const struct dc_func *f = dc_node_func(n, last.v[i].c.func);
+		const struct dc_process *p = dc_node_process(n, last.v[i].c.pid);
+
+		take_totals(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
+			    p ? p->rank : -1, &last.v[i].c);
+	}
+	free(last.v);
+	dc_hashtab_free(last.ids);
+	if (!m || k < 0)
+		rc = -1;
+	s->job.skipped = job.skipped;
+	for (size_t i = 0; i < job.nnodes && !s->job.skip_reason[0]; i++)
+		if (job.nodes[i].skip_reason)
+			snprintf(s->job.skip_reason, sizeof(s->job.skip_reason), "%s", job.nodes[i].skip_reason);
+	for (size_t i = 0; !rc && i < job.nnodes; i++) {
+		const struct dc_node *n = &job.nodes[i];
+
+		if (n->problem && add_warning(s, n->hdr.hostname, n->problem))
+			rc = -1;
+		if (n->skip_reason && add_warning(s, n->hdr.hostname, n->skip_reason))
+			rc = -1;
+	}
+	dc_merge_free(m);
+	dc_job_close(&job);
+	return rc;
+}
+
+/* ---- from a merged HDF5 file (the layout hdf5_writer.c writes) ---- */
+
+struct h5_strings {
+	char **v;
+	hssize_t n;
+};
+
+static int read_strings(hid_t f, const char *name, struct h5_strings *out)
+{
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp, t;
+	int rc = -1;
+
+	if (d < 0)
+		return -1;
+	sp = H5Dget_space(d);
+	out->n = H5Sget_simple_extent_npoints(sp);
+	t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, H5T_VARIABLE);
+	out->v = calloc(out->n + 1, sizeof(char *));
+	if (out->v && (!out->n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->v) >= 0))
+		rc = 0;
+	H5Tclose(t);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return rc;
+}
+
+struct h5_fn {
+	char *name, *level;
+};
+
+struct h5_row {
+	uint64_t ts, dur, bytes;
+	int32_t rank;
+	uint16_t node;
+	uint32_t function, path;
+	uint8_t flags;
+};
+
+static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
+{
+	hid_t d = H5Dopen2(f, "functions", H5P_DEFAULT), sp, t, vs;
+	int rc = -1;
+
+	if (d < 0)
+		return -1;
+	sp = H5Dget_space(d);
+	*n = H5Sget_simple_extent_npoints(sp);
+	vs = H5Tcopy(H5T_C_S1);
+	H5Tset_size(vs, H5T_VARIABLE);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
+	H5Tinsert(t, "name", HOFFSET(struct h5_fn, name), vs);
+	H5Tinsert(t, "level", HOFFSET(struct h5_fn, level), vs);
+	*out = calloc(*n + 1, sizeof(**out));
+	if (*out && (!*n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0))
+		rc = 0;
+	H5Tclose(t);
+	H5Tclose(vs);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return rc;
+}
+
+static int max_world(hid_t f)
+{
+	struct { int32_t rank, world; } *rows;
+	hid_t d = H5Dopen2(f, "processes", H5P_DEFAULT), sp, t;
+	hssize_t n;
+	int world = 0;
+
+	if (d < 0)
+		return 0;
+	sp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(sp);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	H5Tinsert(t, "rank", 0, H5T_NATIVE_INT32);
+	H5Tinsert(t, "world_size", 4, H5T_NATIVE_INT32);
+	rows = calloc(n + 1, sizeof(*rows));
+	if (rows && (!n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0))
+		for (hssize_t i = 0; i < n; i++)
+			if (rows[i].world > world)
+				world = rows[i].world;
+	free(rows);
+	H5Tclose(t);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return world;
+}
+
+static void read_attrs(hid_t f, struct job_info *j)
+{
+	hid_t a, t;
+	char *id = NULL;
+
+	if ((a = H5Aopen(f, "job_id", H5P_DEFAULT)) >= 0) {
+		t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, H5T_VARIABLE);
+		if (H5Aread(a, t, &id) >= 0 && id)
+			snprintf(j->id, sizeof(j->id), "%s", id);
+		free(id);
+		H5Tclose(t);
+		H5Aclose(a);
+	}
+	if ((a = H5Aopen(f, "lost_events", H5P_DEFAULT)) >= 0) {
+		H5Aread(a, H5T_NATIVE_ULLONG, &j->lost);
+		H5Aclose(a);
+	}
+	if ((a = H5Aopen(f, "events_skipped_damaged", H5P_DEFAULT)) >= 0) {
+		H5Aread(a, H5T_NATIVE_ULLONG, &j->skipped);
+		H5Aclose(a);
+		if (j->skipped)
+			snprintf(j->skip_reason, sizeof(j->skip_reason), "see the nodes table's skipped_because");
+	}
+	if ((a = H5Aopen(f, "nodes", H5P_DEFAULT)) >= 0) {
+		unsigned long long n = 0;
+
+		H5Aread(a, H5T_NATIVE_ULLONG, &n);
+		j->nnodes = n;
+		H5Aclose(a);
+	}
+}
+
+/* Events are read a block at a time, so memory stays small. */
+static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, hssize_t nfns,
+			  const struct h5_strings *paths)
+{
+	enum { BLOCK = 65536 };
+	hid_t d = H5Dopen2(f, "events", H5P_DEFAULT), fsp, msp, t;
+	struct h5_row *rows = malloc(BLOCK * sizeof(*rows));
+	hsize_t n, start, count;
+	int rc = 0;
+
+	if (d < 0 || !rows) {
+		free(rows);
+		return -1;
+	}
+	fsp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(fsp);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_row, ts), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "bytes", HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
+	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, "node", HOFFSET(struct h5_row, node), H5T_NATIVE_UINT16);
+	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "flags", HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
+	s->job.events = n;
+	s->job.first_ns = UINT64_MAX;
+	for (start = 0; !rc && start < n; start += count) {
+		count = n - start < BLOCK ? n - start : BLOCK;
+		msp = H5Screate_simple(1, &count, NULL);
+		H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL);
+		rc = H5Dread(d, t, msp, fsp, H5P_DEFAULT, rows) < 0 ? -1 : 0;
+		H5Sclose(msp);
+		for (hsize_t i = 0; !rc && i < count; i++) {
+			const struct h5_row *r = &rows[i];
+			int known = r->function < nfns;
+
+			if (r->ts < s->job.first_ns)
+				s->job.first_ns = r->ts;
+			if (r->ts + r->dur > s->job.last_ns)
+				s->job.last_ns = r->ts + r->dur;
+			rc = take(s, known ? fns[r->function].level : "?", known ? fns[r->function].name : "?",
+				  r->path < paths->n ? paths->v[r->path] : "", r->node, r->rank, r->ts, r->bytes, r->dur,
+				  r->flags);
+		}
+	}
+	if (!n)
+		s->job.first_ns = 0;
+	H5Tclose(t);
+	H5Sclose(fsp);
+	H5Dclose(d);
+	free(rows);
+	return rc;
+}
+
+/* The nodes table: host names for the per-node table, and the nodes whose
+ * file ended early or had damaged chunks. */
+static int read_nodes(struct summary *s, hid_t f)
+{
+	struct node_row {
+		char *host, *incomplete, *skipped;
+	} *rows;
+	hid_t d = H5Dopen2(f, "nodes", H5P_DEFAULT), sp, t, vs;
+	hssize_t n;
+	int rc = 0;
+
+	if (d < 0)
+		return 0;
+	sp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(sp);
+	vs = H5Tcopy(H5T_C_S1);
+	H5Tset_size(vs, H5T_VARIABLE);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	H5Tinsert(t, "host", HOFFSET(struct node_row, host), vs);
+	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), vs);
+	H5Tinsert(t, "skipped_because", HOFFSET(struct node_row, skipped), vs);
+	rows = n > 0 ? calloc(n, sizeof(*rows)) : NULL;
+	if (rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
+		for (hssize_t i = 0; i < n; i++) {
+			if (rows[i].host)
+				dc_io_table_host(s->io, i, rows[i].host);
+			if (rows[i].incomplete && *rows[i].incomplete && add_warning(s, rows[i].host, rows[i].incomplete))
+				rc = -1;
+			if (rows[i].skipped && *rows[i].skipped && add_warning(s, rows[i].host, rows[i].skipped))
+				rc = -1;
+		}
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, rows);
+	}
+	free(rows);
+	H5Tclose(t);
+	H5Tclose(vs);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return rc;
+}
+
+int dc_summary_from_h5(struct summary *s, const char *path)
+{
+	struct h5_strings paths = { 0 };
+	struct h5_fn *fns = NULL;
+	hssize_t nfns = 0;
+	hid_t f;
+	int rc;
+
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0) {
+		fprintf(stderr, "dc-summary: %s is not an HDF5 file dc-merge wrote\n", path);
+		return -1;
+	}
+	rc = read_functions(f, &fns, &nfns) || read_strings(f, "paths", &paths) ? -1 : 0;
+	if (!rc) {
+		read_attrs(f, &s->job);
+		for (hssize_t i = 0; i < nfns; i++)
+			consider_base_level(s, fns[i].level);
+		rc = start(s, max_world(f));
+		if (!rc && !(s->io = dc_io_table_new(s->job.nnodes, s->nranks)))
+			rc = -1;
+		if (!rc)
+			rc = read_nodes(s, f);
+		if (!rc) {
+			s->job.ranks = s->nranks;
+			rc = take_h5_events(s, f, fns, nfns, &paths);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "dc-summary: cannot read %s as a dc-merge HDF5 file\n", path);
+	for (hssize_t i = 0; i < nfns; i++) {
+		free(fns[i].name);
+		free(fns[i].level);
+	}
+	for (hssize_t i = 0; i < paths.n; i++)
+		free(paths.v[i]);
+	free(paths.v);
+	free(fns);
+	H5Fclose(f);
+	return rc;
+}
+
+void dc_summary_free(struct summary *s)
+{
+	dc_io_table_free(s->io);
+	for (size_t i = 0; i < s->nfns; i++) {
+		free(s->fns[i].level);
+		free(s->fns[i].name);
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		free(s->files[i].level);
+		free(s->files[i].path);
+	}
+	for (size_t i = 0; i < s->nlevels; i++)
+		free(s->levels[i].level);
+	free(s->fns);
+	free(s->files);
+	free(s->levels);
+	free(s->ranks);
+	dc_hashtab_free(s->fn_ids);
+	dc_hashtab_free(s->file_ids);
+	free(s->base_level);
+	free(s->tl);
+	for (size_t i = 0; i < s->nwarnings; i++) {
+		free(s->warnings[i].host);
+		free(s->warnings[i].what);
+	}
+	free(s->warnings);
+}
