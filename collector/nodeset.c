@@ -403,3 +403,26 @@ void dc_job_close(struct dc_job *job)
 	free(job->id);
 	memset(job, 0, sizeof(*job));
 }
+
+int dc_job_part(const struct dc_job *job, size_t node, struct dc_job *part)
+{
+	*part = *job;
+	part->part = &job->nodes[node];
+	part->runs = malloc((job->nruns + 1) * sizeof(*part->runs));
+	part->nruns = 0;
+	part->events = part->part->events;
+	part->lost = part->part->lost;
+	part->skipped = 0;
+	if (!part->runs)
+		return -1;
+	for (size_t i = 0; i < job->nruns; i++)
+		if (job->runs[i].node == part->part)
+			part->runs[part->nruns++] = job->runs[i];
+	return 0;
+}
+
+void dc_job_part_free(struct dc_job *part)
+{
+	free(part->runs);
+	part->runs = NULL;
+}

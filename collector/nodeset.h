@@ -65,12 +65,19 @@ struct dc_job {
 	unsigned long long events, lost;
 	unsigned long long skipped; /* events of damaged chunks, left out */
 	int ranks;
+	struct dc_node *part; /* dc_job_part: the one node whose runs this holds */
 };
 
 /* Opens every *.dcnode of dir whose job id is id. Files that cannot be used
  * are skipped with a warning on stderr; -1 (and a message) when none can. */
 int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, size_t errlen);
 void dc_job_close(struct dc_job *job);
+
+/* The same job with the runs of one node only, to merge one node's share
+ * of a job on its own (every table of the job stays whole: functions and
+ * clocks are the job's). Free with dc_job_part_free, not dc_job_close. */
+int dc_job_part(const struct dc_job *job, size_t node, struct dc_job *part);
+void dc_job_part_free(struct dc_job *part);
 
 const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id);
 /* How a process is named in a timeline: "rank R", else "COMMAND (host:pid)". */
