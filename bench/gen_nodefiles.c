@@ -2,8 +2,9 @@
 /*
  * gen_nodefiles DIR JOB NODES EVENTS: writes NODES node files of EVENTS
  * events each into DIR/JOB/, with the node writer dc-agent uses: 4 processes
- * of 2 threads per node, POSIX and system-call levels nested, 1000 paths,
- * node clocks started apart. For merge benchmarks.
+ * of 2 threads per node, MPI ranks 4 a node in node order, POSIX and
+ * system-call levels nested, 1000 paths, node clocks started apart. For
+ * merge benchmarks and tests.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static const char *const funcs[][2] = {
 	{ "write", "syscall" }, { "read", "syscall" }, { "pwrite64", "syscall" }, { "openat", "syscall" },
 };
 
-static int write_node(const char *dir, const char *job, int node, long events)
+static int write_node(const char *dir, const char *job, int node, int nodes, long events)
 {
 	char path[4096], err[512], host[64], file[64];
 	struct dc_node_header h = { 0 };
@@ -45,7 +46,10 @@ static int write_node(const char *dir, const char *job, int node, long events)
 	}
 	for (int p = 0; p < 4; p++) {
 		struct dc_proc pr = { ts, 1000 + p, 1, DC_PROC_START, 0, "ior" };
+		struct dc_rank rk = { ts, 1000 + p, node * 4 + p, nodes * 4, DC_RANK_REGISTER, 0, 1000 };
+
 		dc_writer_proc(w, &pr);
+		dc_writer_rank(w, &rk);
 	}
 	for (int i = 0; i < 1000; i++) {
 		snprintf(file, sizeof(file), "/scratch/job/file.%04d", i);
@@ -89,7 +93,7 @@ int main(int argc, char **argv)
 	mkdir(argv[1], 0755);
 	mkdir(dir, 0755);
 	for (int n = 0; n < atoi(argv[3]); n++)
-		if (write_node(argv[1], argv[2], n, atol(argv[4])))
+		if (write_node(argv[1], argv[2], n, atoi(argv[3]), atol(argv[4])))
 			return 1;
 	return 0;
 }

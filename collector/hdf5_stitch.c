@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-merge --stitch: one HDF5 file of a job from its nodes' parts, made by
+ * dc-merge --part on many machines at once, without copying an event.
+ * /events and /counters are virtual datasets (HDF5 VDS) that map each
+ * part's table, one node after another; the small tables (functions,
+ * levels, paths, processes, nodes) are written whole from the node files'
+ * headers, as a single-process merge writes them. The work grows with the
+ * number of nodes and strings, not with the number of events.
+ *
+ * A part is used only when it says it was made of this job's node file as
+ * the file is now, with the same time origin and path numbering; a node
+ * without such a part is named in /nodes (incomplete) and on stderr, and
+ * the other nodes' events are all there.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hdf5_tables.h"
+#include "output.h"
+
+struct part {
+	char *problem; /* NULL: usable */
+	uint64_t events, counters, skipped;
+	char *skip_reason;
+};
+
+static int attr_read_u64(hid_t f, const char *name, uint64_t *v)
+{
+	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+	int rc;
+
+	if (a < 0)
+		return -1;
+	rc = H5Aread(a, H5T_NATIVE_UINT64, v) < 0 ? -1 : 0;
+	H5Aclose(a);
+	return rc;
+}
+
+/* A new string, or NULL. */
+static char *attr_read_str(hid_t f, const char *name)
+{
+	hid_t a = H5Aopen(f, name, H5P_DEFAULT), t;
+	char *v = NULL, *copy;
+
+	if (a < 0)
+		return NULL;
+	t = dc_h5_vlen_string();
+	if (H5Aread(a, t, &v) < 0)
+		v = NULL;
+	H5Tclose(t);
+	H5Aclose(a);
+	copy = v ? strdup(v) : NULL;
+	free(v);
+	return copy;
+}
+
+static int64_t rows_of(hid_t f, const char *name)
+{
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp;
+	hssize_t n;
+
+	if (d < 0)
+		return -1;
+	sp = H5Dget_space(d);
+	n = H5Sget_simple_extent_npoints(sp);
+	H5Sclose(sp);
+	H5Dclose(d);
+	return n;
+}
+
+static char *said(const char *fmt, const char *a, const char *b)
+{
+	size_t len = strlen(fmt) + strlen(a) + strlen(b) + 1;
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, fmt, a, b);
+	return s;
+}
+
+/* Why the part at path cannot stand for node i, or NULL when it can. */
+static char *check_part(const struct dc_job *job, size_t i, const char *path, struct part *p)
+{
+	const struct dc_node *n = &job->nodes[i];
+	uint64_t node = UINT64_MAX, bytes = 0, base = UINT64_MAX, origin = 0;
+	char *id, *file, *why = NULL;
+	int64_t ev, ct;
+	hid_t f;
+
+	if (access(path, F_OK))
+		return said("no part %s%s (was dc-merge --part run for this node?)", path, "");
+	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0)
+		return said("part %s%s is not an HDF5 file dc-merge --part wrote", path, "");
+	id = attr_read_str(f, "job_id");
+	file = attr_read_str(f, "node_file");
+	attr_read_u64(f, "node", &node);
+	attr_read_u64(f, "node_file_bytes", &bytes);
+	attr_read_u64(f, "path_base", &base);
+	attr_read_u64(f, "time_origin_unix_ns", &origin);
+	attr_read_u64(f, "events", &p->events);
+	attr_read_u64(f, "counters", &p->counters);
+	attr_read_u64(f, "events_skipped_damaged", &p->skipped);
+	p->skip_reason = attr_read_str(f, "skipped_because");
+	ev = rows_of(f, "events");
+	ct = rows_of(f, "counters");
+	if (!id || strcmp(id, job->id))
+		why = said("part %s is of job %s, not this one", path, id ? id : "?");
+	else if (!file || strcmp(file, n->path) || node != i)
+		why = said("part %s was made of %s, another node file", path, file ? file : "?");
+	else if (bytes != dc_h5_file_bytes(n->path) || base != dc_h5_part_path_base(job, i) || origin != job->origin_ns)
+		why = said("part %s is out of date: the job's node files changed since it was made%s", path, "");
+	else if (ev < 0 || ct < 0 || (uint64_t)ev != p->events || (uint64_t)ct != p->counters)
+		why = said("part %s is damaged: its tables do not hold what its attributes say%s", path, "");
+	free(id);
+	free(file);
+	H5Fclose(f);
+	return why;
+}
+
+/* A virtual table of the usable parts' tables, one after another. */
+static int virtual_table(hid_t file, const char *name, hid_t type, const struct dc_job *job, const struct part *parts,
+			 const char *parts_ref, bool counters)
+{
+	hsize_t total = 0, off = 0;
+	hid_t vspace, dcpl, d;
+	char src[4096];
+	int rc = 0;
+
+	for (size_t i = 0; i < job->nnodes; i++)
+		if (!parts[i].problem)
+			total += counters ? parts[i].counters : parts[i].events;
+	if (!total) /* nothing to map: an empty table, as a merge writes */
+		return dc_h5_write_rows(file, name, type, NULL, 0);
+	vspace = H5Screate_simple(1, &total, NULL);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	for (size_t i = 0; !rc && i < job->nnodes; i++) {
+		hsize_t n = counters ? parts[i].counters : parts[i].events;
+		hid_t sspace;
+
+		if (parts[i].problem || !n)
+			continue;
+		snprintf(src, sizeof(src), "%s/" DC_PART_NAME, parts_ref, i);
+		sspace = H5Screate_simple(1, &n, NULL);
+		if (H5Sselect_hyperslab(vspace, H5S_SELECT_SET, &off, NULL, &n, NULL) < 0 ||
+		    H5Pset_virtual(dcpl, vspace, src, name, sspace) < 0)
+			rc = -1;
+		H5Sclose(sspace);
+		off += n;
+	}
+	H5Sselect_all(vspace);
+	d = rc ? -1 : H5Dcreate2(file, name, type, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	if (d < 0)
+		rc = -1;
+	else
+		H5Dclose(d);
+	H5Pclose(dcpl);
+	H5Sclose(vspace);
+	H5Tclose(type);
+	return rc;
+}
+
+/* "" and then every node's strings: the numbering the parts used. */
+static int write_paths(hid_t file, const struct dc_job *job)
+{
+	size_t n = 1, k = 1;
+	const char **v;
+	int rc;
+
+	for (size_t i = 0; i < job->nnodes; i++)
+		n += dc_reader_nstrings(job->nodes[i].r);
+	if (!(v = malloc(n * sizeof(*v))))
+		return -1;
+	v[0] = "";
+	for (size_t i = 0; i < job->nnodes; i++)
+		for (__u32 id = 1; id <= dc_reader_nstrings(job->nodes[i].r); id++)
+			v[k++] = dc_reader_string(job->nodes[i].r, id);
+	rc = dc_h5_write_strings(file, "paths", v, n);
+	free(v);
+	return rc;
+}
+
+int dc_hdf5_stitch(struct dc_job *job, const char *parts_dir, const char *parts_ref, const char *out,
+		   unsigned *unusable, char *err, size_t errlen)
+{
+	struct part *parts = calloc(job->nnodes + 1, sizeof(*parts));
+	char **problem = calloc(job->nnodes + 1, sizeof(*problem));
+	struct dc_h5_funcs funcs = { 0 };
+	uint64_t events = 0;
+	char path[4096];
+	hid_t file = -1;
+	int rc = -1;
+
+	*unusable = 0;
+	if (!parts || !problem)
+		goto out;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	job->skipped = 0;
+	for (size_t i = 0; i < job->nnodes; i++) {
+		struct dc_node *n = &job->nodes[i];
+
+		snprintf(path, sizeof(path), "%s/" DC_PART_NAME, parts_dir, i);
+		parts[i].problem = check_part(job, i, path, &parts[i]);
+		if (parts[i].problem) {
+			++*unusable;
+			fprintf(stderr, "dc-merge: warning: node %s: %s; its events are left out\n", n->hdr.hostname,
+				parts[i].problem);
+			problem[i] = said("%s; its events are not in this file%s", parts[i].problem, "");
+			continue;
+		}
+		events += parts[i].events;
+		n->skipped = parts[i].skipped;
+		job->skipped += parts[i].skipped;
+		if (parts[i].skip_reason && *parts[i].skip_reason && !n->skip_reason)
+			n->skip_reason = strdup(parts[i].skip_reason);
+	}
+	file = H5Fcreate(out, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (file < 0) {
+		snprintf(err, errlen, "cannot create the HDF5 file %s", out);
+		goto out;
+	}
+	if (virtual_table(file, "events", dc_h5_event_type(), job, parts, parts_ref, false) ||
+	    virtual_table(file, "counters", dc_h5_counter_type(), job, parts, parts_ref, true) ||
+	    dc_h5_funcs_map(&funcs, job) || dc_h5_write_functions(file, &funcs) || write_paths(file, job) ||
+	    dc_h5_write_processes(file, job) || dc_h5_write_nodes(file, job, problem) ||
+	    dc_h5_finish_file(file, job, events)) {
+		snprintf(err, errlen, "writing the stitched HDF5 file failed");
+		goto out;
+	}
+	dc_h5_attr_u64(file, "nodes_without_part", *unusable);
+	dc_h5_attr_str(file, "parts", parts_ref);
+	rc = 0;
+out:
+	if (!parts || !problem)
+		snprintf(err, errlen, "out of memory");
+	if (file >= 0 && H5Fclose(file) < 0 && !rc) {
+		snprintf(err, errlen, "writing the stitched HDF5 file failed");
+		rc = -1;
+	}
+	for (size_t i = 0; parts && i < job->nnodes; i++) {
+		free(parts[i].problem);
+		free(parts[i].skip_reason);
+	}
+	for (size_t i = 0; problem && i < job->nnodes; i++)
+		free(problem[i]);
+	free(parts);
+	free(problem);
+	dc_h5_funcs_free(&funcs);
+	return rc;
+}

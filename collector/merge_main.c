@@ -18,6 +18,7 @@
 #include "merge.h"
 #include "nodeset.h"
 #include "out_file.h"
+#include "merge_cli.h"
 #include "output.h"
 
 static const char usage[] =
@@ -44,6 +45,21 @@ static const char usage[] =
 "      --progress         show a progress bar (default: when stderr is a terminal)\n"
 "      --no-progress      never show one\n"
 "      --group-read       the output readable by its group (0640, not 0600)\n"
+"\n"
+"Large jobs, on many machines (HDF5 only):\n"
+"      --part K/N         convert node files K, K+N, K+2N... (of the job's files\n"
+"                         in name order) each into its part, in the parts folder;\n"
+"                         run N of these at once, on as many machines\n"
+"      --part auto        K and N from srun (SLURM_PROCID, SLURM_NTASKS) or\n"
+"                         mpirun (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE)\n"
+"      --stitch           join the parts into one HDF5 file (-o, default\n"
+"                         JOB_ID.h5) without copying events: its /events and\n"
+"                         /counters map the parts (HDF5 virtual datasets), so\n"
+"                         keep the parts folder beside it. Exit status 3: the\n"
+"                         file was written, but some nodes had no usable part\n"
+"                         (each is named, and left out)\n"
+"      --parts DIR        the parts folder (default JOB_ID.parts, beside the\n"
+"                         output)\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
@@ -54,18 +70,6 @@ static const char usage[] =
 "(agent killed) is merged up to its last whole chunk, with a warning.\n";
 
 #define MAX_RANK (1 << 20)
-
-struct options {
-	const char *job_id;
-	const char *input;
-	const char *output;
-	const struct dc_output_ops *ops;
-	__u64 from_ns, to_ns; /* --time-range, from the job's start; to_ns UINT64_MAX: no end */
-	bool *ranks;         /* NULL: all */
-	int progress;        /* -1: if a terminal */
-	bool quiet;
-	bool group_read;
-};
 
 static int parse_ranks(const char *s, struct options *o)
 {
@@ -139,7 +143,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "ranks", required_argument, 0, 'r' },	 { "progress", no_argument, 0, 'P' },
 		{ "no-progress", no_argument, 0, 'N' },	 { "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },	 { "version", no_argument, 0, 'V' },
-		{ "group-read", no_argument, 0, 'G' },	 { 0 },
+		{ "group-read", no_argument, 0, 'G' },	 { "part", required_argument, 0, 'K' },
+		{ "stitch", no_argument, 0, 'S' },	 { "parts", required_argument, 0, 'D' },
+		{ 0 },
 	};
 	int c;
 
@@ -152,6 +158,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'N': o->progress = 0; break;
 		case 'q': o->quiet = true; break;
 		case 'G': o->group_read = true; break;
+		case 'K': o->part = optarg; break;
+		case 'S': o->stitch = true; break;
+		case 'D': o->parts = optarg; break;
 		case 'h': fputs(usage, stdout); return 1;
 		case 'V': printf("dc-merge (DataCrumbs) %s\n", DC_VERSION); return 1;
 		case 'f':
@@ -179,6 +188,23 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	o->job_id = argv[optind];
+	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output) {
+		fprintf(stderr, "dc-merge: --part and --stitch make HDF5: add -f hdf5\n");
+		return -1;
+	}
+	if (o->part && o->stitch) {
+		fprintf(stderr, "dc-merge: --part and --stitch are two steps: run the parts first, then one stitch\n");
+		return -1;
+	}
+	if ((o->part || o->stitch) && (o->ranks || o->from_ns || o->to_ns != UINT64_MAX)) {
+		fprintf(stderr, "dc-merge: --part and --stitch keep every event: select ranks or times when you "
+				"read the result, or merge without them\n");
+		return -1;
+	}
+	if (o->part && o->output) {
+		fprintf(stderr, "dc-merge: --part writes its files into the parts folder: use --parts DIR, not -o\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -271,7 +297,7 @@ static void summary(const struct dc_job *job, const char *path, unsigned long lo
 		written, job->events, job->lost, span, path, st.st_size / 1048576.0);
 }
 
-static int run(const struct options *o, struct dc_job *job, const char *path)
+int dc_merge_run(const struct options *o, struct dc_job *job, const char *path)
 {
 	char err[PATH_MAX + 512];
 	unsigned long long written = 0;
@@ -279,7 +305,8 @@ static int run(const struct options *o, struct dc_job *job, const char *path)
 	void *w;
 	int rc;
 
-	if (dc_out_file_open(&out, path, o->output != NULL, o->ops == &dc_hdf5_output, err, sizeof(err))) {
+	if (dc_out_file_open(&out, path, o->output != NULL, o->ops == &dc_hdf5_output || o->ops == &dc_hdf5_part_output,
+			      err, sizeof(err))) {
 		fprintf(stderr, "dc-merge: %s\n", err);
 		return -1;
 	}
@@ -339,7 +366,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dc-merge: --ranks: job %s has no MPI ranks (was libdcpmpi.so preloaded?)\n", o.job_id);
 		rc = 1;
 	} else {
-		rc = run(&o, &job, output) ? 1 : 0;
+		rc = o.stitch ? dc_merge_stitch(&o, &job, output) : o.part ? dc_merge_parts(&o, &job) :
+		     dc_merge_run(&o, &job, output) ? 1 : 0;
 	}
 	dc_job_close(&job);
 	free(o.ranks);

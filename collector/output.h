@@ -23,4 +23,14 @@ extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_out
 /* One node's share of a job (struct dc_job's part), for a stitch to join. */
 extern const struct dc_output_ops dc_hdf5_part_output;
 
+/* A part's file name in the parts folder, by node index. */
+#define DC_PART_NAME "node-%05zu.h5"
+
+/* Writes out, an HDF5 file whose /events and /counters map the parts in
+ * parts_dir (named parts_ref in the file: a path relative to out's folder,
+ * or absolute). *unusable: nodes without a usable part, each named on
+ * stderr and in /nodes. 0, or -1 with err. */
+int dc_hdf5_stitch(struct dc_job *job, const char *parts_dir, const char *parts_ref, const char *out,
+		   unsigned *unusable, char *err, size_t errlen);
+
 #endif

@@ -161,16 +161,14 @@ static void tl_widen(struct summary *s)
 	s->tl_bin_ns *= 2;
 }
 
-/* Calls arrive in time order, from either source: the first one's start is
- * the timeline's origin. */
+/* The timeline starts at the job's time origin (set before reading: a
+ * stitched file holds one node's calls after another's, not in time order). */
 static void tl_add(struct summary *s, uint64_t ts, int rank, int op, uint64_t bytes)
 {
 	uint64_t rel;
 
-	if (!s->tl_bin_ns) {
-		s->tl_origin_ns = ts;
+	if (!s->tl_bin_ns)
 		s->tl_bin_ns = TL_FIRST_BIN_NS;
-	}
 	rel = ts > s->tl_origin_ns ? ts - s->tl_origin_ns : 0;
 	while (rel / s->tl_bin_ns >= TL_BINS)
 		tl_widen(s);
@@ -307,6 +305,7 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
 	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .lost = job.lost,
 				    .first_ns = job.first_ns, .last_ns = job.last_ns };
 	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
+	s->tl_origin_ns = job.origin_ns;
 	rc = start(s, world);
 	if (!rc && !(s->io = dc_io_table_new(job.nnodes, world)))
 		rc = -1;

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dc-merge --part and --stitch: a large job's merge on the machines the
+ * cluster already has. Each of N processes (started by srun or mpirun, one
+ * a node, right after the job) converts its share of the node files into
+ * HDF5 parts; then one process on the login node stitches them into one
+ * file whose events are mapped, not copied. No process talks to another:
+ * every part numbers functions and paths from the job's headers alone,
+ * which every process reads the same.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "merge_cli.h"
+#include "out_file.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* K and N from "K/N", or from the launcher's environment for "auto". */
+static int which_part(const char *spec, long *k, long *n)
+{
+	static const char *const env[][2] = {
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
+		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "PMI_RANK", "PMI_SIZE" },
+	};
+	char *end;
+
+	if (strcmp(spec, "auto") == 0) {
+		for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++) {
+			const char *a = getenv(env[i][0]), *b = getenv(env[i][1]);
+
+			if (a && b) {
+				*k = strtol(a, NULL, 10);
+				*n = strtol(b, NULL, 10);
+				return *n >= 1 && *k >= 0 && *k < *n ? 0 : -1;
+			}
+		}
+		*k = 0;
+		*n = 1;
+		return 0;
+	}
+	*k = strtol(spec, &end, 10);
+	if (end == spec || *end != '/')
+		return -1;
+	spec = end + 1;
+	*n = strtol(spec, &end, 10);
+	return end != spec && !*end && *n >= 1 && *n <= 1000000 && *k >= 0 && *k < *n ? 0 : -1;
+}
+
+/* The parts folder: made if missing (several parts may race to make it),
+ * else it must be a folder of ours, not a link to one. */
+static int parts_folder(const char *dir, bool group_read)
+{
+	struct stat st;
+
+	if (mkdir(dir, group_read ? 0750 : 0700) && errno != EEXIST) {
+		fprintf(stderr, "dc-merge: cannot make the parts folder %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dc-merge: the parts folder %s is not a folder (a link is not taken)\n", dir);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr, "dc-merge: the parts folder %s belongs to uid %u, not you: choose another with --parts\n",
+			dir, (unsigned)st.st_uid);
+		return -1;
+	}
+	return 0;
+}
+
+static void default_parts(const struct options *o, const char *output, char *dir, size_t len)
+{
+	char copy[PATH_MAX];
+
+	if (o->parts) {
+		snprintf(dir, len, "%s", o->parts);
+		return;
+	}
+	snprintf(copy, sizeof(copy), "%s", output ? output : ".");
+	snprintf(dir, len, "%s/%s.parts", output ? dirname(copy) : ".", o->job_id);
+}
+
+int dc_merge_parts(const struct options *o, struct dc_job *job)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	struct options po = *o;
+	long k, n;
+	int done = 0;
+
+	if (which_part(o->part, &k, &n)) {
+		fprintf(stderr, "dc-merge: --part: expected K/N with 0 <= K < N, or auto, not '%s'\n", o->part);
+		return 2;
+	}
+	default_parts(o, NULL, dir, sizeof(dir));
+	if (parts_folder(dir, o->group_read))
+		return 1;
+	po.ops = &dc_hdf5_part_output;
+	po.quiet = true;
+	po.progress = 0;
+	for (size_t i = k; i < job->nnodes; i += n) {
+		struct dc_job sub;
+		double t0 = now_s();
+
+		snprintf(path, sizeof(path), "%s/" DC_PART_NAME, dir, i);
+		po.output = path;
+		if (dc_job_part(job, i, &sub)) {
+			fprintf(stderr, "dc-merge: out of memory\n");
+			return 1;
+		}
+		if (dc_merge_run(&po, &sub, path)) {
+			dc_job_part_free(&sub);
+			return 1;
+		}
+		dc_job_part_free(&sub);
+		done++;
+		if (!o->quiet)
+			fprintf(stderr, "dc-merge: part %ld/%ld: node %s, %llu events, into %s in %.2f s\n", k, n,
+				job->nodes[i].hdr.hostname, job->nodes[i].events, path, now_s() - t0);
+	}
+	if (!done && !o->quiet)
+		fprintf(stderr, "dc-merge: part %ld/%ld: no node file for this part (the job has %zu)\n", k, n,
+			job->nnodes);
+	return 0;
+}
+
+/* How the stitched file names the parts folder: relative to its own
+ * folder when the parts are under it, so that the two move together. */
+static int parts_ref(const char *dir, const char *output, char *ref, size_t len)
+{
+	char parts[PATH_MAX], copy[PATH_MAX], outdir[PATH_MAX];
+	size_t n;
+
+	snprintf(copy, sizeof(copy), "%s", output);
+	if (!realpath(dir, parts) || !realpath(dirname(copy), outdir))
+		return -1;
+	n = strlen(outdir);
+	if (strncmp(parts, outdir, n) == 0 && parts[n] == '/')
+		snprintf(ref, len, "%s", parts + n + 1);
+	else if (strcmp(outdir, "/") == 0)
+		snprintf(ref, len, "%s", parts + 1);
+	else
+		snprintf(ref, len, "%s", parts);
+	return 0;
+}
+
+int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *output)
+{
+	char dir[PATH_MAX], ref[PATH_MAX], err[PATH_MAX + 512];
+	struct dc_out_file out;
+	unsigned unusable = 0;
+	double t0 = now_s();
+	struct stat st;
+	int rc;
+
+	default_parts(o, output, dir, sizeof(dir));
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dc-merge: no parts folder %s: run dc-merge %s -f hdf5 --part first (or name the folder "
+				"with --parts)\n", dir, o->job_id);
+		return 1;
+	}
+	if (parts_ref(dir, output, ref, sizeof(ref))) {
+		fprintf(stderr, "dc-merge: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (dc_out_file_open(&out, output, o->output != NULL, true, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		return 1;
+	}
+	rc = dc_hdf5_stitch(job, dir, ref, out.tmp_path, &unusable, err, sizeof(err));
+	if (!rc && dc_out_file_publish(&out, o->group_read, err, sizeof(err)))
+		rc = -1;
+	if (rc)
+		fprintf(stderr, "dc-merge: %s\n", err);
+	dc_out_file_close(&out, !rc);
+	if (rc)
+		return 1;
+	if (!o->quiet)
+		fprintf(stderr, "dc-merge: job %s: %zu parts stitched into %s (events mapped from %s/) in %.2f s%s\n",
+			job->id, job->nnodes - unusable, output, ref, now_s() - t0,
+			unusable ? "; some nodes had no usable part (named above) and are left out" : "");
+	return unusable ? 3 : 0;
+}
