@@ -41,11 +41,11 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 "$build/bench/gen_nodefiles" "$dir/in" big "$nodes" "$per_node"
 "$build/bench/gen_nodefiles" "$dir/in" small "$nodes" "$small"
 echo "dc-merge of $nodes synthetic node files in $(df -P "$dir" | awk 'NR == 2 { print $1 }'), median of $rounds rounds"
-echo "targets: >= 5 M events/s into HDF5, >= 1.5 M into JSON, perfetto at least JSON's rate; peak memory < 64 MiB"
+echo "targets: >= 5 M events/s into HDF5, >= 1.5 M into JSON and pfw, perfetto at least JSON's rate; peak memory < 64 MiB"
 for job in small big; do
 	events=$((nodes * per_node))
 	[ "$job" = big ] || events=$((nodes * small))
-	for f in hdf5 json perfetto; do
+	for f in hdf5 json perfetto pfw; do
 		times="" peak=0
 		for ((r = 0; r < rounds; r++)); do
 			read -r t p < <(merge_once "$job" "$f")

@@ -30,15 +30,18 @@ static const char usage[] =
 "Options:\n"
 "  -i, --input DIR        the job's folder of node files\n"
 "                         (default: $DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID)\n"
-"  -f, --format FORMAT    json (default), json.gz, perfetto or hdf5:\n"
+"  -f, --format FORMAT    json (default), json.gz, perfetto, hdf5, pfw or pfw.gz:\n"
 "                           json      Chrome JSON: any tool reads it; Perfetto's UI\n"
 "                                     opens it up to a few million calls (~190 B each)\n"
 "                           perfetto  Perfetto's native protobuf (.pftrace, ~55 B a\n"
 "                                     call): for Perfetto's UI past that, to ~30 M\n"
 "                           hdf5      tables for h5py/pandas and dc-summary (~8 B a\n"
 "                                     call): for analysis at any size\n"
-"  -o, --output FILE      default: JOB_ID.json, JOB_ID.json.gz, JOB_ID.pftrace or\n"
-"                         JOB_ID.h5 here; - for standard output (JSON, perfetto)\n"
+"                           pfw       DFTracer's JSON lines, for DFAnalyzer and\n"
+"                                     DFTracer's tools (~200 B a call; pfw.gz ~20)\n"
+"  -o, --output FILE      default: JOB_ID and the format's suffix (.json, .json.gz,\n"
+"                         .pftrace, .h5, .pfw, .pfw.gz) here; - for standard\n"
+"                         output (all but hdf5)\n"
 "  -t, --time-range A:B   keep calls that overlap seconds A to B from the job's\n"
 "                         start (A or B may be left out)\n"
 "  -r, --ranks LIST       keep these MPI ranks only, e.g. 0,2,8-15\n"
@@ -127,7 +130,8 @@ static int parse_range(const char *s, struct options *o)
 
 static const struct dc_output_ops *format_ops(const char *name)
 {
-	const struct dc_output_ops *all[] = { &dc_json_output, &dc_json_gz_output, &dc_hdf5_output, &dc_perfetto_output };
+	const struct dc_output_ops *all[] = { &dc_json_output, &dc_json_gz_output, &dc_hdf5_output, &dc_perfetto_output,
+						&dc_pfw_output, &dc_pfw_gz_output };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(all[i]->format, name) == 0)
@@ -166,7 +170,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'f':
 			if ((o->ops = format_ops(optarg)))
 				break;
-			fprintf(stderr, "dc-merge: --format: expected json, json.gz, hdf5 or perfetto, not '%s'\n", optarg);
+			fprintf(stderr, "dc-merge: --format: expected json, json.gz, perfetto, hdf5, pfw or pfw.gz, not '%s'\n", optarg);
 			return -1;
 		case 't':
 			if (!parse_range(optarg, o))
