@@ -31,6 +31,7 @@
 #include "hashtab.h"
 #include "output.h"
 #include "strset.h"
+#include "text_out.h"
 
 /* Field numbers (perfetto_trace.proto). */
 enum {
@@ -133,7 +134,7 @@ struct end {
 };
 
 struct pf_writer {
-	FILE *out;
+	struct text_out o;           /* written on a thread of its own, as the JSON */
 	const struct dc_job *job;
 	uint64_t last_ns;            /* of the packet before: timestamps are deltas */
 	struct pb pkt, te, sub, interned, frame;
@@ -155,7 +156,7 @@ static void reset(struct pb *b)
 }
 
 /* Frames w->pkt as one TracePacket of the Trace and writes it. */
-static void emit(struct pf_writer *w)
+static void emit_packet(struct pf_writer *w)
 {
 	struct pb *f = &w->frame;
 
@@ -165,8 +166,10 @@ static void emit(struct pf_writer *w)
 	}
 	reset(f);
 	pb_msg(f, TRACE_PACKET, &w->pkt);
-	if (!f->oom && fwrite(f->p, 1, f->len, w->out) != f->len && !w->err)
-		w->err = errno ? errno : EIO;
+	if (!f->oom)
+		put(&w->o, (const char *)f->p, f->len);
+	if (w->o.err && !w->err)
+		w->err = w->o.err;
 	reset(&w->pkt);
 }
 
@@ -241,7 +244,7 @@ static void first_packet(struct pf_writer *w)
 		intern_entry(w, ID_ANNOTATION_NAMES, i, annotation_names[i]);
 	put_interned(w);
 	w->last_ns = w->job->origin_ns;
-	emit(w);
+	emit_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
 	reset(p);
 	pb_uint(p, TP_SEQ_ID, SEQ);
@@ -249,7 +252,7 @@ static void first_packet(struct pf_writer *w)
 	pb_uint(&w->te, TD_UUID, 0);
 	pb_uint(&w->te, TD_PROCESS_ORDERING, 1);
 	pb_msg(p, TP_TRACK_DESCRIPTOR, &w->te);
-	emit(w);
+	emit_packet(w);
 }
 
 static void descriptor(struct pf_writer *w, const struct pb *td)
@@ -257,7 +260,7 @@ static void descriptor(struct pf_writer *w, const struct pb *td)
 	reset(&w->pkt);
 	pb_uint(&w->pkt, TP_SEQ_ID, SEQ);
 	pb_msg(&w->pkt, TP_TRACK_DESCRIPTOR, td);
-	emit(w);
+	emit_packet(w);
 }
 
 /* Ranks first, in order, then Slurm tasks, then the rest: as the JSON. */
@@ -387,7 +390,7 @@ static void flush_ends(struct pf_writer *w, uint64_t ns)
 		pb_uint(&w->te, TE_TYPE, SLICE_END);
 		pb_uint(&w->te, TE_TRACK, e.track);
 		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-		emit(w);
+		emit_packet(w);
 	}
 }
 
@@ -440,7 +443,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		annotate_int(w, AN_RET, e->ret);
 	put_interned(w);
 	pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-	emit(w);
+	emit_packet(w);
 	if (push_end(w, wall_ns + e->dur, track))
 		w->err = ENOMEM;
 	w->written++;
@@ -478,7 +481,7 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 	pb_uint(&w->te, TE_TRACK, uuid);
 	pb_uint(&w->te, TE_COUNTER_VALUE, c->count);
 	pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-	emit(w);
+	emit_packet(w);
 	w->written++;
 	return w->err ? -1 : 0;
 }
@@ -514,7 +517,7 @@ static void facts(struct pf_writer *w)
 		pb_uint(&w->te, TE_TRACK, FACTS_UUID);
 		pb_str(&w->te, TE_NAME, text);
 		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-		emit(w);
+		emit_packet(w);
 	}
 }
 
@@ -535,7 +538,6 @@ static void free_writer(struct pf_writer *w)
 static void *open_writer(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
 {
 	struct pf_writer *w = calloc(1, sizeof(*w));
-	int own;
 
 	if (!w || dc_strings_init(&w->names, 256) || dc_strings_init(&w->cats, 16) ||
 	    dc_strings_init(&w->paths, 4096) || !(w->tracks = dc_hashtab_new(1024))) {
@@ -544,15 +546,10 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, cha
 			free_writer(w);
 		return NULL;
 	}
-	own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	if (own < 0 || !(w->out = fdopen(own, "w"))) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		if (own >= 0)
-			close(own);
+	if (dc_text_out_open(&w->o, fd, false, path, err, errlen)) {
 		free_writer(w);
 		return NULL;
 	}
-	setvbuf(w->out, NULL, _IOFBF, 1 << 20);
 	w->job = job;
 	w->next_uuid = FACTS_UUID + 1;
 	first_packet(w);
@@ -567,8 +564,12 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 
 	if (ok)
 		flush_ends(w, UINT64_MAX);
-	if (fclose(w->out) && !w->err)
-		w->err = errno;
+	{
+		int e = dc_text_out_close(&w->o);
+
+		if (e && !w->err)
+			w->err = e;
+	}
 	if (w->err) {
 		snprintf(err, errlen, "writing the Perfetto trace: %s", strerror(w->err));
 		rc = -1;
