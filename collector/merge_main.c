@@ -49,18 +49,19 @@ static const char usage[] =
 "      --no-progress      never show one\n"
 "      --group-read       the output readable by its group (0640, not 0600)\n"
 "\n"
-"Large jobs, on many machines (HDF5 only):\n"
+"Large jobs, on many machines (-f hdf5 or -f perfetto):\n"
 "      --part K/N         convert node files K, K+N, K+2N... (of the job's files\n"
 "                         in name order) each into its part, in the parts folder;\n"
 "                         run N of these at once, on as many machines\n"
 "      --part auto        K and N from srun (SLURM_PROCID, SLURM_NTASKS) or\n"
 "                         mpirun (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE)\n"
-"      --stitch           join the parts into one HDF5 file (-o, default\n"
-"                         JOB_ID.h5) without copying events: its /events and\n"
-"                         /counters map the parts (HDF5 virtual datasets), so\n"
-"                         keep the parts folder beside it. Exit status 3: the\n"
-"                         file was written, but some nodes had no usable part\n"
-"                         (each is named, and left out)\n"
+"      --stitch           join the parts into one file (-o, default JOB_ID.h5 or\n"
+"                         JOB_ID.pftrace). HDF5: no event is copied, /events and\n"
+"                         /counters map the parts (virtual datasets), so keep\n"
+"                         the parts folder beside it. Perfetto: the parts are\n"
+"                         concatenated. Exit status 3: the file was written,\n"
+"                         but some nodes had no usable part (each is named, and\n"
+"                         left out)\n"
 "      --parts DIR        the parts folder (default JOB_ID.parts, beside the\n"
 "                         output)\n"
 "  -q, --quiet            no summary line\n"
@@ -192,8 +193,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	o->job_id = argv[optind];
-	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output) {
-		fprintf(stderr, "dc-merge: --part and --stitch make HDF5: add -f hdf5\n");
+	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output && o->ops != &dc_perfetto_output) {
+		fprintf(stderr, "dc-merge: --part and --stitch make HDF5 or Perfetto traces: add -f hdf5 or -f perfetto\n");
 		return -1;
 	}
 	if (o->part && o->stitch) {

@@ -9,6 +9,7 @@
  * which every process reads the same.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hdf5_tables.h"
 #include "merge_cli.h"
 #include "out_file.h"
 
@@ -95,9 +97,49 @@ static void default_parts(const struct options *o, const char *output, char *dir
 	snprintf(dir, len, "%s/%s.parts", output ? dirname(copy) : ".", o->job_id);
 }
 
+/* What a Perfetto part's stamp (the file beside it) says: of which job and
+ * node file, as the file was, and how long the part is. HDF5 parts carry
+ * this in their attributes. */
+static void part_stamp(const struct dc_job *job, size_t i, unsigned long long part_bytes, char *out, size_t len)
+{
+	const char *file = strrchr(job->nodes[i].path, '/');
+
+	/* The node file by its name in the job's folder: the folder may be
+	 * named otherwise where the stitch runs. */
+	snprintf(out, len, "job=%s\nnode_file=%s\nnode_file_bytes=%llu\npart_bytes=%llu\n", job->id,
+		 file ? file + 1 : job->nodes[i].path, (unsigned long long)dc_h5_file_bytes(job->nodes[i].path),
+		 part_bytes);
+}
+
+static int write_stamp(const struct options *o, const struct dc_job *job, size_t i, const char *part)
+{
+	char path[PATH_MAX + 128], text[2 * PATH_MAX + 256], err[3 * PATH_MAX];
+	struct dc_out_file out;
+	int rc;
+
+	part_stamp(job, i, dc_h5_file_bytes(part), text, sizeof(text));
+	snprintf(path, sizeof(path), "%s.part", part);
+	if (dc_out_file_open(&out, path, false, true, err, sizeof(err)))
+		return fprintf(stderr, "dc-merge: %s\n", err), -1;
+	rc = write(out.fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+	if (rc)
+		snprintf(err, sizeof(err), "cannot write %s: %s", path, strerror(errno));
+	if (!rc && dc_out_file_publish(&out, o->group_read, err, sizeof(err)))
+		rc = -1;
+	if (rc)
+		fprintf(stderr, "dc-merge: %s\n", err);
+	dc_out_file_close(&out, !rc);
+	return rc;
+}
+
+static bool is_perfetto(const struct options *o)
+{
+	return o->ops == &dc_perfetto_output;
+}
+
 int dc_merge_parts(const struct options *o, struct dc_job *job)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX + 64];
 	struct options po = *o;
 	long k, n;
 	int done = 0;
@@ -109,20 +151,23 @@ int dc_merge_parts(const struct options *o, struct dc_job *job)
 	default_parts(o, NULL, dir, sizeof(dir));
 	if (parts_folder(dir, o->group_read))
 		return 1;
-	po.ops = &dc_hdf5_part_output;
+	po.ops = is_perfetto(o) ? &dc_perfetto_output : &dc_hdf5_part_output;
 	po.quiet = true;
 	po.progress = 0;
 	for (size_t i = k; i < job->nnodes; i += n) {
 		struct dc_job sub;
 		double t0 = now_s();
 
-		snprintf(path, sizeof(path), "%s/" DC_PART_NAME, dir, i);
+		if (is_perfetto(o))
+			snprintf(path, sizeof(path), "%s/" DC_PFPART_NAME, dir, i);
+		else
+			snprintf(path, sizeof(path), "%s/" DC_PART_NAME, dir, i);
 		po.output = path;
 		if (dc_job_part(job, i, &sub)) {
 			fprintf(stderr, "dc-merge: out of memory\n");
 			return 1;
 		}
-		if (dc_merge_run(&po, &sub, path)) {
+		if (dc_merge_run(&po, &sub, path) || (is_perfetto(o) && write_stamp(o, job, i, path))) {
 			dc_job_part_free(&sub);
 			return 1;
 		}
@@ -158,6 +203,98 @@ static int parts_ref(const char *dir, const char *output, char *ref, size_t len)
 	return 0;
 }
 
+/* Why the Perfetto part of node i cannot be used, or NULL. */
+static char *check_pfpart(const struct dc_job *job, size_t i, const char *part)
+{
+	char stamp_path[PATH_MAX + 128], want[2 * PATH_MAX + 256], got[sizeof(want)], *why = NULL;
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(stamp_path, sizeof(stamp_path), "%s.part", part);
+	if (access(part, F_OK) || !(f = fopen(stamp_path, "r"))) {
+		if (asprintf(&why, "no part %s (was dc-merge --part run for this node?)", part) < 0)
+			why = NULL;
+		return why ? why : strdup("no part");
+	}
+	n = fread(got, 1, sizeof(got) - 1, f);
+	got[n] = 0;
+	fclose(f);
+	part_stamp(job, i, dc_h5_file_bytes(part), want, sizeof(want));
+	if (strcmp(got, want) && asprintf(&why, "part %s is damaged, stale or of another node file: its stamp %s "
+					  "does not match", part, stamp_path) < 0)
+		why = strdup("part does not match");
+	return why;
+}
+
+/* Appends the file at path to out. */
+static int append_file(int out, const char *path)
+{
+	int in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char buf[1 << 16];
+	ssize_t k;
+
+	if (in < 0)
+		return -1;
+	/* In the kernel where it can; by hand to a pipe. */
+	while ((k = copy_file_range(in, NULL, out, NULL, 1 << 30, 0)) > 0)
+		;
+	if (k < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EBADF)) {
+		while ((k = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, k) != k) {
+				k = -1;
+				break;
+			}
+	}
+	close(in);
+	return k < 0 ? -1 : 0;
+}
+
+static int stitch_perfetto(const struct options *o, struct dc_job *job, const char *dir, const char *output)
+{
+	char **missing = calloc(job->nnodes + 1, sizeof(*missing)), part[PATH_MAX + 64], err[3 * PATH_MAX];
+	struct dc_out_file out;
+	unsigned unusable = 0;
+	double t0 = now_s();
+	int rc = -1;
+
+	if (!missing)
+		return fprintf(stderr, "dc-merge: out of memory\n"), 1;
+	for (size_t i = 0; i < job->nnodes; i++) {
+		snprintf(part, sizeof(part), "%s/" DC_PFPART_NAME, dir, i);
+		if ((missing[i] = check_pfpart(job, i, part))) {
+			unusable++;
+			fprintf(stderr, "dc-merge: warning: node %s: %s; its calls are left out\n",
+				job->nodes[i].hdr.hostname, missing[i]);
+		}
+	}
+	if (dc_out_file_open(&out, output, o->output != NULL, false, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		goto done;
+	}
+	rc = dc_perfetto_header(job, missing, out.fd, output, err, sizeof(err));
+	for (size_t i = 0; !rc && i < job->nnodes; i++) {
+		snprintf(part, sizeof(part), "%s/" DC_PFPART_NAME, dir, i);
+		if (!missing[i] && append_file(out.fd, part)) {
+			snprintf(err, sizeof(err), "cannot copy %s into %s: %s", part, output, strerror(errno));
+			rc = -1;
+		}
+	}
+	if (!rc && dc_out_file_publish(&out, o->group_read, err, sizeof(err)))
+		rc = -1;
+	if (rc)
+		fprintf(stderr, "dc-merge: %s\n", err);
+	dc_out_file_close(&out, !rc);
+	if (!rc && !o->quiet)
+		fprintf(stderr, "dc-merge: job %s: %zu parts joined into %s in %.2f s%s\n", job->id,
+			job->nnodes - unusable, output, now_s() - t0,
+			unusable ? "; some nodes had no usable part (named above) and are left out" : "");
+done:
+	for (size_t i = 0; i < job->nnodes; i++)
+		free(missing[i]);
+	free(missing);
+	return rc ? 1 : unusable ? 3 : 0;
+}
+
 int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *output)
 {
 	char dir[PATH_MAX], ref[PATH_MAX], err[PATH_MAX + 512];
@@ -173,6 +310,8 @@ int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *out
 				"with --parts)\n", dir, o->job_id);
 		return 1;
 	}
+	if (is_perfetto(o))
+		return stitch_perfetto(o, job, dir, output);
 	if (parts_ref(dir, output, ref, sizeof(ref))) {
 		fprintf(stderr, "dc-merge: %s: %s\n", dir, strerror(errno));
 		return 1;

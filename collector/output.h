@@ -27,6 +27,13 @@ extern const struct dc_output_ops dc_hdf5_part_output;
 
 /* A part's file name in the parts folder, by node index. */
 #define DC_PART_NAME "node-%05zu.h5"
+#define DC_PFPART_NAME "node-%05zu.pftrace"
+
+/* The first bytes of a stitched Perfetto trace (its parts follow): the
+ * clock, the track order, and an instant for each node whose missing[i]
+ * says why it has no part. 0, or -1 with err. */
+int dc_perfetto_header(const struct dc_job *job, char *const *missing, int fd, const char *path, char *err,
+		       size_t errlen);
 
 /* Writes out, an HDF5 file whose /events and /counters map the parts in
  * parts_dir (named parts_ref in the file: a path relative to out's folder,

@@ -52,14 +52,19 @@ enum {
 };
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
-enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64, SEQ = 1 };
+enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64 };
 enum { UNIT_COUNT = 2 };
 /* Debug annotation names, interned in the first packet. */
 enum { AN_FD = 1, AN_REQ, AN_BYTES, AN_OFFSET, AN_PATH, AN_RET };
 static const char *const annotation_names[] = { "", "fd", "req", "bytes", "offset", "path", "ret" };
 /* Track uuids: 1 the DataCrumbs facts track, then processes, threads and
- * counters as first seen (uuids small, so each costs a byte or two). */
+ * counters as first seen (uuids small, so each costs a byte or two). A
+ * node's part (dc-merge --part) numbers from (node + 1) << PART_UUID_SHIFT
+ * and is sequence 2 + node, so that parts concatenate into one trace
+ * without two tracks or sequences alike; the stitch's own header is
+ * sequence 1. */
 #define FACTS_UUID 1
+#define PART_UUID_SHIFT 20
 
 /* ---- protobuf encoding ---- */
 
@@ -144,6 +149,8 @@ struct pf_writer {
 	struct end *ends;            /* min-heap by (ns, later begin first) */
 	size_t nends, cap_ends;
 	uint64_t seq;
+	uint64_t seq_id, facts_uuid; /* this file's sequence, and its facts track */
+	char *const *missing;        /* stitch header: per node, why it has no part */
 	unsigned long long written;
 	int err;
 };
@@ -179,7 +186,7 @@ static void begin_packet(struct pf_writer *w, uint64_t ns)
 	reset(&w->pkt);
 	pb_uint(&w->pkt, TP_TIMESTAMP, ns - w->last_ns);
 	w->last_ns = ns;
-	pb_uint(&w->pkt, TP_SEQ_ID, SEQ);
+	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
 	pb_uint(&w->pkt, TP_SEQ_FLAGS, SEQ_NEEDS);
 }
 
@@ -221,7 +228,7 @@ static void first_packet(struct pf_writer *w)
 	struct pb *p = &w->pkt;
 
 	reset(p);
-	pb_uint(p, TP_SEQ_ID, SEQ);
+	pb_uint(p, TP_SEQ_ID, w->seq_id);
 	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED | SEQ_NEEDS);
 	pb_uint(p, TP_FIRST_ON_SEQ, 1);
 	/* Clock 64: ns deltas, starting at the job's origin on REALTIME. */
@@ -247,7 +254,7 @@ static void first_packet(struct pf_writer *w)
 	emit_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
 	reset(p);
-	pb_uint(p, TP_SEQ_ID, SEQ);
+	pb_uint(p, TP_SEQ_ID, w->seq_id);
 	reset(&w->te);
 	pb_uint(&w->te, TD_UUID, 0);
 	pb_uint(&w->te, TD_PROCESS_ORDERING, 1);
@@ -258,7 +265,7 @@ static void first_packet(struct pf_writer *w)
 static void descriptor(struct pf_writer *w, const struct pb *td)
 {
 	reset(&w->pkt);
-	pb_uint(&w->pkt, TP_SEQ_ID, SEQ);
+	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
 	pb_msg(&w->pkt, TP_TRACK_DESCRIPTOR, td);
 	emit_packet(w);
 }
@@ -490,17 +497,27 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
  * chunks, as instants on the DataCrumbs track at the job's start. */
 static void facts(struct pf_writer *w)
 {
+	const struct dc_node *part = w->job->part;
 	char text[1024];
 
 	reset(&w->te);
-	pb_uint(&w->te, TD_UUID, FACTS_UUID);
-	pb_str(&w->te, TD_NAME, "DataCrumbs: lost events and damaged files");
+	pb_uint(&w->te, TD_UUID, w->facts_uuid);
+	if (part)
+		snprintf(text, sizeof(text), "DataCrumbs: %s: lost events and damaged files", part->hdr.hostname);
+	pb_str(&w->te, TD_NAME, part ? text : "DataCrumbs: lost events and damaged files");
 	pb_uint(&w->te, TD_SIBLING_RANK, 0);
 	descriptor(w, &w->te);
 	for (size_t i = 0; i < w->job->nnodes; i++) {
 		const struct dc_node *n = &w->job->nodes[i];
 		int k = 0;
 
+		if (part && n != part)
+			continue;
+		if (w->missing) { /* the stitch's header: only the nodes without a part */
+			if (w->missing[i])
+				k += snprintf(text, sizeof(text), "%s: %s; its calls are not in this trace. ",
+					      n->hdr.hostname, w->missing[i]);
+		} else {
 		if (n->lost)
 			k += snprintf(text + k, sizeof(text) - k, "%s: %llu events lost (ring buffer full). ",
 				      n->hdr.hostname, n->lost);
@@ -509,12 +526,13 @@ static void facts(struct pf_writer *w)
 		if (n->skipped && k < (int)sizeof(text))
 			k += snprintf(text + k, sizeof(text) - k, "%s: %llu events skipped: %s. ", n->hdr.hostname,
 				      n->skipped, n->skip_reason ? n->skip_reason : "");
+		}
 		if (!k)
 			continue;
 		begin_packet(w, w->last_ns);
 		reset(&w->te);
 		pb_uint(&w->te, TE_TYPE, INSTANT);
-		pb_uint(&w->te, TE_TRACK, FACTS_UUID);
+		pb_uint(&w->te, TE_TRACK, w->facts_uuid);
 		pb_str(&w->te, TE_NAME, text);
 		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
 		emit_packet(w);
@@ -551,9 +569,20 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, cha
 		return NULL;
 	}
 	w->job = job;
-	w->next_uuid = FACTS_UUID + 1;
-	first_packet(w);
-	facts(w);
+	w->seq_id = job->part ? 2 + (uint64_t)job->part->index : 1;
+	w->facts_uuid = job->part ? ((uint64_t)job->part->index + 1) << PART_UUID_SHIFT : FACTS_UUID;
+	w->next_uuid = w->facts_uuid + 1;
+	return w;
+}
+
+static void *open_trace(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+{
+	struct pf_writer *w = open_writer(path, fd, job, err, errlen);
+
+	if (w) {
+		first_packet(w);
+		facts(w);
+	}
 	return w;
 }
 
@@ -578,6 +607,21 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	return rc;
 }
 
+int dc_perfetto_header(const struct dc_job *job, char *const *missing, int fd, const char *path, char *err,
+		       size_t errlen)
+{
+	struct dc_job whole = *job;
+	struct pf_writer *w;
+
+	whole.part = NULL;
+	if (!(w = open_writer(path, fd, &whole, err, errlen)))
+		return -1;
+	w->missing = missing;
+	first_packet(w);
+	facts(w);
+	return close_writer(w, 1, err, errlen);
+}
+
 const struct dc_output_ops dc_perfetto_output = {
-	"perfetto", ".pftrace", open_writer, write_event, write_counter, close_writer,
+	"perfetto", ".pftrace", open_trace, write_event, write_counter, close_writer,
 };

@@ -5,6 +5,7 @@
 # same dc-summary; nodes without a usable part named, the rest kept.
 . "$(dirname "$0")/lib.sh"
 : "${DC_MERGE:?set by ctest}" "${DC_SUMMARY:?set by ctest}" "${DC_H5SUMMARY:?set by ctest}" "${DC_GEN:?set by ctest}"
+: "${DC_SRC:?set by ctest}" "${DC_TOOLS:?set by ctest}"
 cd "$TMP"
 
 # The summaries a reader gets of a merged file and of a stitched one.
@@ -95,6 +96,30 @@ trace real -p posix,syscalls -- mpirun --allow-run-as-root --oversubscribe -np 4
 same_as_merge real "$TMP/out/real" "a traced 4-rank MPI job"
 assert_eq "$(grep -c '^rank [0-3] ' real.stitched.txt)" "4" "the four ranks named"
 
+# Perfetto: parts concatenate into one trace that decodes with Perfetto's
+# schema, every sequence's ids defined before use, no track described twice,
+# and the calls and bytes of the single merge's JSON; a node without its
+# part is named in the trace.
+schema=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
+decode() { protoc --decode=perfetto.protos.Trace -I "$(dirname "$schema")" "$schema" <"$1" >"$2"; }
+for k in 0 1; do
+	"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --part $k/2 -q &
+done
+wait
+"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --stitch -q || fail "perfetto stitch failed"
+"$DC_MERGE" big -i "$TMP/in/big" -o big.json -q
+decode big.pftrace big.pf.txt || fail "protoc cannot decode the joined trace"
+python3 "$DC_TOOLS/pftrace_check.py" big.pf.txt big.json >pf.check || { tail -3 pf.check; fail "joined perfetto trace"; }
+assert_contains pf.check "ok: same calls and bytes as the JSON" "the joined trace's calls and bytes equal the single merge's"
+rm big.parts/node-00002.pftrace
+rc=0
+"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --stitch -o gap.pftrace 2>gap.err || rc=$?
+assert_eq "$rc" "3" "perfetto: exit status with a node left out"
+assert_contains gap.err "node node002: no part" "perfetto: the missing part named"
+decode gap.pftrace gap.txt || fail "protoc cannot decode the trace with a gap"
+assert_contains gap.txt "node002: no part" "perfetto: the missing part said in the trace"
+echo "ok: perfetto parts joined, and a missing one named"
+
 # Refusals, with the fix named.
 expect_fail() { # what text command...
 	local what=$1 text=$2
@@ -102,7 +127,7 @@ expect_fail() { # what text command...
 	if "$@" >/dev/null 2>"$TMP/err"; then fail "$what: accepted"; fi
 	assert_contains "$TMP/err" "$text" "$what"
 }
-expect_fail "part without hdf5" "add -f hdf5" "$DC_MERGE" big -i "$TMP/in/big" --part 0/2
+expect_fail "part without hdf5" "add -f hdf5 or -f perfetto" "$DC_MERGE" big -i "$TMP/in/big" --part 0/2
 expect_fail "bad part" "expected K/N with 0 <= K < N" "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part 2/2
 expect_fail "stitch without parts" "run dc-merge big -f hdf5 --part first" "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch --parts nowhere
 expect_fail "filters" "keep every event" "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part 0/1 -r 0

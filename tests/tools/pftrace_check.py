@@ -44,17 +44,35 @@ def all_of(msg, key):
     return [v for k, v in msg if k == key]
 
 
+class Sequence:
+    """What a packet sequence has defined: interning and its clock are
+    per sequence (a trace joined from parts holds several)."""
+
+    def __init__(self):
+        self.defined = {"event_names": set(), "event_categories": set(), "debug_annotation_names": set(),
+                        "debug_annotation_string_values": set()}
+        self.tables = ({}, {}, {}, {})
+        self.clock = None
+        self.ts = 0
+
+
 def check(packets, nest=None):
-    defined = {"event_names": set(), "event_categories": set(), "debug_annotation_names": set(),
-               "debug_annotation_string_values": set()}
-    names, cats, strings, ann_names = {}, {}, {}, {}
-    clock = None
+    seqs = {}
     stacks, totals, nested = {}, {}, 0
-    ts = 0
+    owners = {}  # track uuid -> (sequence, descriptor): no two sequences may define one differently
     for p in packets:
+        seq = seqs.setdefault(get(p, "trusted_packet_sequence_id"), Sequence())
+        defined = seq.defined
+        names, cats, strings, ann_names = seq.tables
         if get(p, "sequence_flags") in ("1", "3"):
             for s in defined.values():
                 s.clear()
+        td = get(p, "track_descriptor")
+        if td:
+            uuid = get(td, "uuid")
+            mine = (get(p, "trusted_packet_sequence_id"), repr(td))
+            if uuid != "0":
+                assert owners.setdefault(uuid, mine) == mine, "track %s described twice, differently" % uuid
         for idata in all_of(p, "interned_data"):
             for kind, table in (("event_names", names), ("event_categories", cats),
                                 ("debug_annotation_names", ann_names),
@@ -67,12 +85,12 @@ def check(packets, nest=None):
         if snap:
             for c in all_of(snap, "clocks"):
                 if get(c, "clock_id") == "64":
-                    clock = int(get(c, "timestamp"))
+                    seq.clock = int(get(c, "timestamp"))
         if get(p, "timestamp") is not None:
-            assert clock is not None, "a timestamp before the clock snapshot"
+            assert seq.clock is not None, "a timestamp before the clock snapshot"
             d = int(get(p, "timestamp"))
             assert d >= 0, "a negative delta"
-            ts = (ts or clock) + d
+            seq.ts = (seq.ts or seq.clock) + d
         te = get(p, "track_event")
         if not te:
             continue
