@@ -94,6 +94,15 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id);
 int dc_summary_from_h5(struct summary *s, const char *path);
 void dc_summary_free(struct summary *s);
 
+/* For the readers: the base level is chosen from every level seen; start
+ * sizes the per-rank tables; take adds one call; add_warning names a node's
+ * problem. */
+void dc_summary_consider_base_level(struct summary *s, const char *level);
+int dc_summary_start(struct summary *s, int world);
+int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
+		    uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags);
+int dc_summary_add_warning(struct summary *s, const char *host, const char *what);
+
 /* Sorting and choosing rows for the reports. */
 int dc_summary_by_fn(const void *a, const void *b);
 int dc_summary_by_bytes(const void *a, const void *b);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * dc-summary's reading: every call of a job, from its node files or from
- * the merged HDF5 file, into the totals of summary.h.
+ * dc-summary's model of a job (summary.h) filled call by call, and its
+ * reading of node files; summary_h5.c reads a merged HDF5 file into it.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <hdf5.h>
 
 #include "hashtab.h"
 #include "io_table.h"
@@ -111,7 +110,7 @@ static int bin_of(uint64_t bytes)
 /* Ranks are compared where all their I/O passes: system calls if traced
  * (every event observed at a system call: the syscall level and the libc
  * calls seen at their system call), else POSIX calls, else the first level. */
-static void consider_base_level(struct summary *s, const char *level)
+void dc_summary_consider_base_level(struct summary *s, const char *level)
 {
 	if (!s->base_level || !strcmp(level, "syscall") ||
 	    (!strcmp(level, "posix") && strcmp(s->base_level, "syscall"))) {
@@ -175,7 +174,7 @@ static void tl_add(struct summary *s, uint64_t ts, int rank, int op, uint64_t by
 	s->tl[rank >= 0 && rank < s->nranks ? rank : s->nranks][op - 1][rel / s->tl_bin_ns] += bytes;
 }
 
-static int add_warning(struct summary *s, const char *host, const char *what)
+int dc_summary_add_warning(struct summary *s, const char *host, const char *what)
 {
 	struct node_warning *v = realloc(s->warnings, (s->nwarnings + 1) * sizeof(*v));
 
@@ -188,7 +187,7 @@ static int add_warning(struct summary *s, const char *host, const char *what)
 }
 
 /* One call, whatever file it was read from. */
-static int take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
+int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
 		uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags)
 {
 	bool base = s->base_level && (strcmp(s->base_level, "syscall") == 0 ? (flags & DC_EV_SYSCALL) != 0
@@ -223,7 +222,7 @@ static int take(struct summary *s, const char *level, const char *name, const ch
 	return 0;
 }
 
-static int start(struct summary *s, int world)
+int dc_summary_start(struct summary *s, int world)
 {
 	s->nranks = world;
 	s->ranks = calloc(s->nranks + 1, sizeof(*s->ranks));
@@ -240,7 +239,7 @@ static int take_event(struct summary *s, const struct dc_node *n, const struct d
 	const struct dc_func *f = dc_node_func(n, e->func);
 	const struct dc_process *p = dc_node_process(n, e->pid);
 
-	return take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
+	return dc_summary_take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
 		    dc_reader_string(n->r, e->path), n->index, p ? p->rank : -1, wall_ns, e->bytes, e->dur,
 		    e->flags);
 }
@@ -299,14 +298,14 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
 				world = n->procs[p].world_size;
 		for (size_t f = 0; f < n->funcs.n; f++)
 			if (dc_node_func(n, f))
-				consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
+				dc_summary_consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
 	}
 	/* events: those read and counted below, not the index's claim. */
 	s->job = (struct job_info){ .nnodes = job.nnodes, .ranks = job.ranks, .lost = job.lost,
 				    .first_ns = job.first_ns, .last_ns = job.last_ns };
 	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
 	s->tl_origin_ns = job.origin_ns;
-	rc = start(s, world);
+	rc = dc_summary_start(s, world);
 	if (!rc && !(s->io = dc_io_table_new(job.nnodes, world)))
 		rc = -1;
 	for (size_t i = 0; !rc && i < job.nnodes; i++)
@@ -340,274 +339,13 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
 	for (size_t i = 0; !rc && i < job.nnodes; i++) {
 		const struct dc_node *n = &job.nodes[i];
 
-		if (n->problem && add_warning(s, n->hdr.hostname, n->problem))
+		if (n->problem && dc_summary_add_warning(s, n->hdr.hostname, n->problem))
 			rc = -1;
-		if (n->skip_reason && add_warning(s, n->hdr.hostname, n->skip_reason))
+		if (n->skip_reason && dc_summary_add_warning(s, n->hdr.hostname, n->skip_reason))
 			rc = -1;
 	}
 	dc_merge_free(m);
 	dc_job_close(&job);
-	return rc;
-}
-
-/* ---- from a merged HDF5 file (the layout hdf5_writer.c writes) ---- */
-
-struct h5_strings {
-	char **v;
-	hssize_t n;
-};
-
-static int read_strings(hid_t f, const char *name, struct h5_strings *out)
-{
-	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp, t;
-	int rc = -1;
-
-	if (d < 0)
-		return -1;
-	sp = H5Dget_space(d);
-	out->n = H5Sget_simple_extent_npoints(sp);
-	t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
-	out->v = calloc(out->n + 1, sizeof(char *));
-	if (out->v && (!out->n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->v) >= 0))
-		rc = 0;
-	H5Tclose(t);
-	H5Sclose(sp);
-	H5Dclose(d);
-	return rc;
-}
-
-struct h5_fn {
-	char *name, *level;
-};
-
-struct h5_row {
-	uint64_t ts, dur, bytes;
-	int32_t rank;
-	uint16_t node;
-	uint32_t function, path;
-	uint8_t flags;
-};
-
-static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
-{
-	hid_t d = H5Dopen2(f, "functions", H5P_DEFAULT), sp, t, vs;
-	int rc = -1;
-
-	if (d < 0)
-		return -1;
-	sp = H5Dget_space(d);
-	*n = H5Sget_simple_extent_npoints(sp);
-	vs = H5Tcopy(H5T_C_S1);
-	H5Tset_size(vs, H5T_VARIABLE);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
-	H5Tinsert(t, "name", HOFFSET(struct h5_fn, name), vs);
-	H5Tinsert(t, "level", HOFFSET(struct h5_fn, level), vs);
-	*out = calloc(*n + 1, sizeof(**out));
-	if (*out && (!*n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0))
-		rc = 0;
-	H5Tclose(t);
-	H5Tclose(vs);
-	H5Sclose(sp);
-	H5Dclose(d);
-	return rc;
-}
-
-static int max_world(hid_t f)
-{
-	struct { int32_t rank, world; } *rows;
-	hid_t d = H5Dopen2(f, "processes", H5P_DEFAULT), sp, t;
-	hssize_t n;
-	int world = 0;
-
-	if (d < 0)
-		return 0;
-	sp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(sp);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "rank", 0, H5T_NATIVE_INT32);
-	H5Tinsert(t, "world_size", 4, H5T_NATIVE_INT32);
-	rows = calloc(n + 1, sizeof(*rows));
-	if (rows && (!n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0))
-		for (hssize_t i = 0; i < n; i++)
-			if (rows[i].world > world)
-				world = rows[i].world;
-	free(rows);
-	H5Tclose(t);
-	H5Sclose(sp);
-	H5Dclose(d);
-	return world;
-}
-
-static void read_attrs(hid_t f, struct job_info *j)
-{
-	hid_t a, t;
-	char *id = NULL;
-
-	if ((a = H5Aopen(f, "job_id", H5P_DEFAULT)) >= 0) {
-		t = H5Tcopy(H5T_C_S1);
-		H5Tset_size(t, H5T_VARIABLE);
-		if (H5Aread(a, t, &id) >= 0 && id)
-			snprintf(j->id, sizeof(j->id), "%s", id);
-		free(id);
-		H5Tclose(t);
-		H5Aclose(a);
-	}
-	if ((a = H5Aopen(f, "lost_events", H5P_DEFAULT)) >= 0) {
-		H5Aread(a, H5T_NATIVE_ULLONG, &j->lost);
-		H5Aclose(a);
-	}
-	if ((a = H5Aopen(f, "events_skipped_damaged", H5P_DEFAULT)) >= 0) {
-		H5Aread(a, H5T_NATIVE_ULLONG, &j->skipped);
-		H5Aclose(a);
-		if (j->skipped)
-			snprintf(j->skip_reason, sizeof(j->skip_reason), "see the nodes table's skipped_because");
-	}
-	if ((a = H5Aopen(f, "nodes", H5P_DEFAULT)) >= 0) {
-		unsigned long long n = 0;
-
-		H5Aread(a, H5T_NATIVE_ULLONG, &n);
-		j->nnodes = n;
-		H5Aclose(a);
-	}
-}
-
-/* Events are read a block at a time, so memory stays small. */
-static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, hssize_t nfns,
-			  const struct h5_strings *paths)
-{
-	enum { BLOCK = 65536 };
-	hid_t d = H5Dopen2(f, "events", H5P_DEFAULT), fsp, msp, t;
-	struct h5_row *rows = malloc(BLOCK * sizeof(*rows));
-	hsize_t n, start, count;
-	int rc = 0;
-
-	if (d < 0 || !rows) {
-		free(rows);
-		return -1;
-	}
-	fsp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(fsp);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_row, ts), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "bytes", HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "node", HOFFSET(struct h5_row, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "flags", HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
-	s->job.events = n;
-	s->job.first_ns = UINT64_MAX;
-	for (start = 0; !rc && start < n; start += count) {
-		count = n - start < BLOCK ? n - start : BLOCK;
-		msp = H5Screate_simple(1, &count, NULL);
-		H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL);
-		rc = H5Dread(d, t, msp, fsp, H5P_DEFAULT, rows) < 0 ? -1 : 0;
-		H5Sclose(msp);
-		for (hsize_t i = 0; !rc && i < count; i++) {
-			const struct h5_row *r = &rows[i];
-			int known = r->function < nfns;
-
-			if (r->ts < s->job.first_ns)
-				s->job.first_ns = r->ts;
-			if (r->ts + r->dur > s->job.last_ns)
-				s->job.last_ns = r->ts + r->dur;
-			rc = take(s, known ? fns[r->function].level : "?", known ? fns[r->function].name : "?",
-				  r->path < paths->n ? paths->v[r->path] : "", r->node, r->rank, r->ts, r->bytes, r->dur,
-				  r->flags);
-		}
-	}
-	if (!n)
-		s->job.first_ns = 0;
-	H5Tclose(t);
-	H5Sclose(fsp);
-	H5Dclose(d);
-	free(rows);
-	return rc;
-}
-
-/* The nodes table: host names for the per-node table, and the nodes whose
- * file ended early or had damaged chunks. */
-static int read_nodes(struct summary *s, hid_t f)
-{
-	struct node_row {
-		char *host, *incomplete, *skipped;
-	} *rows;
-	hid_t d = H5Dopen2(f, "nodes", H5P_DEFAULT), sp, t, vs;
-	hssize_t n;
-	int rc = 0;
-
-	if (d < 0)
-		return 0;
-	sp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(sp);
-	vs = H5Tcopy(H5T_C_S1);
-	H5Tset_size(vs, H5T_VARIABLE);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "host", HOFFSET(struct node_row, host), vs);
-	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), vs);
-	H5Tinsert(t, "skipped_because", HOFFSET(struct node_row, skipped), vs);
-	rows = n > 0 ? calloc(n, sizeof(*rows)) : NULL;
-	if (rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
-		for (hssize_t i = 0; i < n; i++) {
-			if (rows[i].host)
-				dc_io_table_host(s->io, i, rows[i].host);
-			if (rows[i].incomplete && *rows[i].incomplete && add_warning(s, rows[i].host, rows[i].incomplete))
-				rc = -1;
-			if (rows[i].skipped && *rows[i].skipped && add_warning(s, rows[i].host, rows[i].skipped))
-				rc = -1;
-		}
-		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, rows);
-	}
-	free(rows);
-	H5Tclose(t);
-	H5Tclose(vs);
-	H5Sclose(sp);
-	H5Dclose(d);
-	return rc;
-}
-
-int dc_summary_from_h5(struct summary *s, const char *path)
-{
-	struct h5_strings paths = { 0 };
-	struct h5_fn *fns = NULL;
-	hssize_t nfns = 0;
-	hid_t f;
-	int rc;
-
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	if (f < 0) {
-		fprintf(stderr, "dc-summary: %s is not an HDF5 file dc-merge wrote\n", path);
-		return -1;
-	}
-	rc = read_functions(f, &fns, &nfns) || read_strings(f, "paths", &paths) ? -1 : 0;
-	if (!rc) {
-		read_attrs(f, &s->job);
-		for (hssize_t i = 0; i < nfns; i++)
-			consider_base_level(s, fns[i].level);
-		rc = start(s, max_world(f));
-		if (!rc && !(s->io = dc_io_table_new(s->job.nnodes, s->nranks)))
-			rc = -1;
-		if (!rc)
-			rc = read_nodes(s, f);
-		if (!rc) {
-			s->job.ranks = s->nranks;
-			rc = take_h5_events(s, f, fns, nfns, &paths);
-		}
-	}
-	if (rc)
-		fprintf(stderr, "dc-summary: cannot read %s as a dc-merge HDF5 file\n", path);
-	for (hssize_t i = 0; i < nfns; i++) {
-		free(fns[i].name);
-		free(fns[i].level);
-	}
-	for (hssize_t i = 0; i < paths.n; i++)
-		free(paths.v[i]);
-	free(paths.v);
-	free(fns);
-	H5Fclose(f);
 	return rc;
 }
 
