@@ -18,7 +18,7 @@ mkdir empty
 expect "empty folder" "no node files (*.dcnode) in empty" 1 "$DC_MERGE" x -i empty
 [ ! -e x.json ] || fail "output written for an empty folder"
 expect "missing folder" "cannot open nope" 1 "$DC_MERGE" x -i nope
-expect "bad format" "--format: expected json, json.gz, hdf5 or perfetto" 2 "$DC_MERGE" good -i "$job" -f xml
+expect "bad format" "--format: expected json, json.gz, perfetto, hdf5, pfw or pfw.gz" 2 "$DC_MERGE" good -i "$job" -f xml
 expect "bad ranks" "--ranks: expected a list" 2 "$DC_MERGE" good -i "$job" -r 3-1
 expect "no ranks" "has no MPI ranks" 1 "$DC_MERGE" good -i "$job" -r 0
 expect "output folder missing" "cannot open the folder no/dir" 1 "$DC_MERGE" good -i "$job" -o no/dir/x.json
