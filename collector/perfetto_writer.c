@@ -289,7 +289,10 @@ static uint64_t process_track(struct pf_writer *w, const struct dc_node *n, __u3
 	reset(&w->te);
 	pb_uint(&w->te, TD_UUID, uuid);
 	reset(&w->sub);
-	pb_uint(&w->sub, PD_PID, pid);
+	/* The pid Perfetto knows the process by is its track's: a node's own
+	 * pids collide with other nodes' (the OS pid is in the labels), and
+	 * its threads name the same pid (thread_track). */
+	pb_uint(&w->sub, PD_PID, (uint32_t)uuid);
 	if (p) {
 		dc_process_label(n, p, label, sizeof(label));
 		pb_str(&w->sub, PD_NAME, label);

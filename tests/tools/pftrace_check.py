@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """pftrace_check.py DECODED [JSON]: checks a Perfetto trace that protoc decoded
 (protoc --decode=perfetto.protos.Trace perfetto_trace.proto < trace) as a
-reader needs it: every interned id defined before its use, every slice begun
-and ended on its track in stack order, timestamps never decreasing. Prints
+reader needs it: every interned id defined before its use (per packet
+sequence), every slice begun and ended on its track in stack order,
+timestamps never decreasing, no track described twice, one process track a
+pid and each thread track naming its process's pid. Prints
 "level name count bytes" per function; with JSON (dc-merge's JSON of the same
 job), checks that they equal the JSON's. --nest A,B,C: prints how many slices
 named C lie inside a B inside an A on one track."""
@@ -60,6 +62,7 @@ def check(packets, nest=None):
     seqs = {}
     stacks, totals, nested = {}, {}, 0
     owners = {}  # track uuid -> (sequence, descriptor): no two sequences may define one differently
+    pids, pid_owner = {}, {}  # process track -> pid, pid -> process track: one process a pid
     for p in packets:
         seq = seqs.setdefault(get(p, "trusted_packet_sequence_id"), Sequence())
         defined = seq.defined
@@ -73,6 +76,14 @@ def check(packets, nest=None):
             mine = (get(p, "trusted_packet_sequence_id"), repr(td))
             if uuid != "0":
                 assert owners.setdefault(uuid, mine) == mine, "track %s described twice, differently" % uuid
+            proc, thread = get(td, "process"), get(td, "thread")
+            if proc:
+                pids[uuid] = get(proc, "pid")
+                assert pid_owner.setdefault(get(proc, "pid"), uuid) == uuid, "two processes with pid %s" % get(proc, "pid")
+            if thread:
+                parent = get(td, "parent_uuid")
+                assert pids.get(parent) == get(thread, "pid"), \
+                    "thread track %s names pid %s, its process track %s has %s" % (uuid, get(thread, "pid"), parent, pids.get(parent))
         for idata in all_of(p, "interned_data"):
             for kind, table in (("event_names", names), ("event_categories", cats),
                                 ("debug_annotation_names", ann_names),
