@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * gen_nodefiles DIR JOB NODES EVENTS: writes NODES node files of EVENTS
+ * gen_nodefiles DIR JOB NODES EVENTS [LOST]: writes NODES node files of EVENTS
  * events each into DIR/JOB/, with the node writer dc-agent uses: 4 processes
  * of 2 threads per node, MPI ranks 4 a node in node order, POSIX and
  * system-call levels nested, 1000 paths, node clocks started apart. For
- * merge benchmarks and tests.
+ * merge benchmarks and tests. LOST: events each node says it lost (ring
+ * buffer full), for tests of how outputs report them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ static const char *const funcs[][2] = {
 	{ "write", "syscall" }, { "read", "syscall" }, { "pwrite64", "syscall" }, { "openat", "syscall" },
 };
 
-static int write_node(const char *dir, const char *job, int node, int nodes, long events)
+static int write_node(const char *dir, const char *job, int node, int nodes, long events, long lost)
 {
 	char path[4096], err[512], host[64], file[64];
 	struct dc_node_header h = { 0 };
@@ -78,6 +79,13 @@ static int write_node(const char *dir, const char *job, int node, int nodes, lon
 		if (dc_writer_event(w, &outer) || dc_writer_event(w, &inner))
 			return -1;
 	}
+	if (lost) {
+		struct dc_cpu_stats st = { .cpu = 0 };
+
+		st.stat[DC_STAT_LOST] = lost;
+		if (dc_writer_stats(w, &st, 1))
+			return -1;
+	}
 	return dc_writer_close(w, NULL) ? -1 : 0;
 }
 
@@ -85,15 +93,15 @@ int main(int argc, char **argv)
 {
 	char dir[4096];
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: gen_nodefiles DIR JOB NODES EVENTS_PER_NODE\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: gen_nodefiles DIR JOB NODES EVENTS_PER_NODE [LOST_PER_NODE]\n");
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s/%s", argv[1], argv[2]);
 	mkdir(argv[1], 0755);
 	mkdir(dir, 0755);
 	for (int n = 0; n < atoi(argv[3]); n++)
-		if (write_node(argv[1], argv[2], n, atoi(argv[3]), atol(argv[4])))
+		if (write_node(argv[1], argv[2], n, atoi(argv[3]), atol(argv[4]), argc == 6 ? atol(argv[5]) : 0))
 			return 1;
 	return 0;
 }

@@ -64,6 +64,16 @@ check "$TMP/cut.html" "$TMP/cut.json"
 assert_contains "$TMP/cut.html" "Incomplete node file: node " "the warning on the page"
 echo "ok: an incomplete node file is named at the top of the page"
 
+# Lost events: said at the top, with the JSON's count (three nodes that
+# each lost 250 calls).
+: "${DC_GEN:?set by ctest}"
+"$DC_GEN" "$TMP/gen" lossy 3 2000 250
+"$DC_SUMMARY" lossy -i "$TMP/gen/lossy" --format json --top 100 --html "$TMP/lossy.html" >"$TMP/lossy.json"
+assert_eq "$(q "$TMP/lossy.json" "d['lost_events']")" "750" "lost events in the JSON"
+check "$TMP/lossy.html" "$TMP/lossy.json"
+assert_contains "$TMP/lossy.html" 'Lost events: <b data-k="lost_events">750</b>' "the lost events warned of on the page"
+echo "ok: lost events are said at the top of the page"
+
 # Bad output paths: refused with the reason, nothing written.
 expect_fail() { # what text command...
 	local what=$1 text=$2
