@@ -74,10 +74,10 @@ struct pb {
 	bool oom;
 };
 
-static void pb_room(struct pb *b, size_t n)
+/* Called for every field of every packet: the common case is inline, a
+ * buffer growing is not. */
+static void pb_grow(struct pb *b, size_t n)
 {
-	if (b->len + n <= b->cap)
-		return;
 	size_t cap = b->cap ? b->cap * 2 : 256;
 
 	while (cap < b->len + n)
@@ -93,11 +93,21 @@ static void pb_room(struct pb *b, size_t n)
 	b->cap = cap;
 }
 
-static void pb_varint(struct pb *b, uint64_t v)
+static inline __attribute__((always_inline)) void pb_room(struct pb *b, size_t n)
+{
+	if (b->len + n > b->cap)
+		pb_grow(b, n);
+}
+
+static inline __attribute__((always_inline)) void pb_varint(struct pb *b, uint64_t v)
 {
 	pb_room(b, 10);
 	if (b->oom)
 		return;
+	if (v < 0x80) { /* field keys, small values: most varints */
+		b->p[b->len++] = (uint8_t)v;
+		return;
+	}
 	while (v >= 0x80) {
 		b->p[b->len++] = (uint8_t)v | 0x80;
 		v >>= 7;
@@ -105,7 +115,7 @@ static void pb_varint(struct pb *b, uint64_t v)
 	b->p[b->len++] = (uint8_t)v;
 }
 
-static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+static inline void pb_uint(struct pb *b, unsigned field, uint64_t v)
 {
 	pb_varint(b, (uint64_t)field << 3);
 	pb_varint(b, v);
@@ -142,8 +152,11 @@ struct pf_writer {
 	struct text_out o;           /* written on a thread of its own, as the JSON */
 	const struct dc_job *job;
 	uint64_t last_ns;            /* of the packet before: timestamps are deltas */
-	struct pb pkt, te, sub, interned, frame;
+	struct pb pkt, te, sub, interned;
 	struct dc_strings names, cats, paths; /* iid = index + 1 */
+	/* Per node, per string id: its iid as a name, a category and a path
+	 * (0: not looked up yet), so that a call costs no string hashing. */
+	uint32_t **iids[3];
 	struct dc_hashtab *tracks;   /* (node << 32 | id, kind) -> uuid */
 	uint64_t next_uuid;
 	struct end *ends;            /* min-heap by (ns, later begin first) */
@@ -165,16 +178,25 @@ static void reset(struct pb *b)
 /* Frames w->pkt as one TracePacket of the Trace and writes it. */
 static void emit_packet(struct pf_writer *w)
 {
-	struct pb *f = &w->frame;
+	size_t n = w->pkt.len;
+	uint8_t *o;
 
-	if (w->pkt.oom || w->te.oom || w->sub.oom || w->interned.oom || f->oom) {
+	if (w->pkt.oom || w->te.oom || w->sub.oom || w->interned.oom) {
 		w->err = ENOMEM;
 		return;
 	}
-	reset(f);
-	pb_msg(f, TRACE_PACKET, &w->pkt);
-	if (!f->oom)
-		put(&w->o, (const char *)f->p, f->len);
+	/* The packet's key and length, then the packet, straight into the
+	 * output buffer. */
+	if ((o = (uint8_t *)reserve(&w->o, n + 11))) {
+		*o++ = TRACE_PACKET << 3 | 2;
+		for (size_t v = n; ; v >>= 7) {
+			*o++ = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+			if (v < 0x80)
+				break;
+		}
+		memcpy(o, w->pkt.p, n);
+		w->o.len = (char *)o + n - w->o.buf;
+	}
 	if (w->o.err && !w->err)
 		w->err = w->o.err;
 	reset(&w->pkt);
@@ -197,6 +219,22 @@ static void intern_entry(struct pf_writer *w, unsigned field, uint64_t iid, cons
 	pb_uint(&w->sub, INTERNED_IID, iid);
 	pb_str(&w->sub, INTERNED_NAME, text);
 	pb_msg(&w->interned, field, &w->sub);
+}
+
+enum { IID_NAME, IID_CAT, IID_PATH };
+
+static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field, const char *text);
+
+/* iid of a node's string id as a name, category or path: looked up once. */
+static uint64_t node_iid(struct pf_writer *w, const struct dc_node *n, __u32 id, int kind)
+{
+	static const unsigned fields[3] = { ID_NAMES, ID_CATEGORIES, ID_STRINGS };
+	struct dc_strings *t = kind == IID_NAME ? &w->names : kind == IID_CAT ? &w->cats : &w->paths;
+	uint32_t *slot = &w->iids[kind][n->index][id];
+
+	if (!*slot)
+		*slot = iid_of(w, t, fields[kind], dc_reader_string(n->r, id));
+	return *slot;
 }
 
 /* iid of text in table t; new ones are defined in this packet's interned data. */
@@ -418,9 +456,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 {
 	struct pf_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
-	const char *name = f ? dc_reader_string(n->r, f->name) : "unknown";
-	const char *cat = f ? dc_reader_string(n->r, f->category) : "";
-	const char *path = dc_reader_string(n->r, e->path);
+	bool has_path = e->path && e->path <= dc_reader_nstrings(n->r) && *dc_reader_string(n->r, e->path);
+	bool has_cat = f && f->category <= dc_reader_nstrings(n->r) && *dc_reader_string(n->r, f->category);
 	uint64_t track;
 
 	flush_ends(w, wall_ns);
@@ -429,9 +466,11 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	reset(&w->te);
 	pb_uint(&w->te, TE_TYPE, SLICE_BEGIN);
 	pb_uint(&w->te, TE_TRACK, track);
-	pb_uint(&w->te, TE_NAME_IID, iid_of(w, &w->names, ID_NAMES, name));
-	if (*cat)
-		pb_uint(&w->te, TE_CATEGORY_IIDS, iid_of(w, &w->cats, ID_CATEGORIES, cat));
+	pb_uint(&w->te, TE_NAME_IID,
+		f && f->name <= dc_reader_nstrings(n->r) ? node_iid(w, n, f->name, IID_NAME)
+							 : iid_of(w, &w->names, ID_NAMES, "unknown"));
+	if (has_cat)
+		pb_uint(&w->te, TE_CATEGORY_IIDS, node_iid(w, n, f->category, IID_CAT));
 	/* req and ret only where they differ from bytes: a call that moved
 	 * what it asked for, and returned that, costs two annotations less. */
 	if (e->flags & DC_EV_FD)
@@ -441,8 +480,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	annotate_int(w, AN_BYTES, (int64_t)e->bytes);
 	if (e->flags & DC_EV_OFFSET)
 		annotate_int(w, AN_OFFSET, e->offset);
-	if (*path) {
-		uint64_t iid = iid_of(w, &w->paths, ID_STRINGS, path); /* before: it uses w->sub */
+	if (has_path) {
+		uint64_t iid = node_iid(w, n, e->path, IID_PATH); /* before: it uses w->sub */
 
 		reset(&w->sub);
 		pb_uint(&w->sub, DA_NAME_IID, AN_PATH);
@@ -544,7 +583,12 @@ static void facts(struct pf_writer *w)
 
 static void free_writer(struct pf_writer *w)
 {
-	struct pb *bufs[] = { &w->pkt, &w->te, &w->sub, &w->interned, &w->frame };
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; w->iids[k] && w->job && i < w->job->nnodes; i++)
+			free(w->iids[k][i]);
+		free(w->iids[k]);
+	}
+	struct pb *bufs[] = { &w->pkt, &w->te, &w->sub, &w->interned };
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]->p);
@@ -559,9 +603,17 @@ static void free_writer(struct pf_writer *w)
 static void *open_writer(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
 {
 	struct pf_writer *w = calloc(1, sizeof(*w));
+	bool ok = w && !dc_strings_init(&w->names, 256) && !dc_strings_init(&w->cats, 16) &&
+		  !dc_strings_init(&w->paths, 4096) && (w->tracks = dc_hashtab_new(1024));
 
-	if (!w || dc_strings_init(&w->names, 256) || dc_strings_init(&w->cats, 16) ||
-	    dc_strings_init(&w->paths, 4096) || !(w->tracks = dc_hashtab_new(1024))) {
+	if (w)
+		w->job = job;
+	for (int k = 0; ok && k < 3; k++) {
+		ok = (w->iids[k] = calloc(job->nnodes + 1, sizeof(*w->iids[k]))) != NULL;
+		for (size_t i = 0; ok && i < job->nnodes; i++)
+			ok = (w->iids[k][i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(uint32_t))) != NULL;
+	}
+	if (!ok) {
 		snprintf(err, errlen, "out of memory");
 		if (w)
 			free_writer(w);
@@ -571,7 +623,6 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, cha
 		free_writer(w);
 		return NULL;
 	}
-	w->job = job;
 	w->seq_id = job->part ? 2 + (uint64_t)job->part->index : 1;
 	w->facts_uuid = job->part ? ((uint64_t)job->part->index + 1) << PART_UUID_SHIFT : FACTS_UUID;
 	w->next_uuid = w->facts_uuid + 1;
