@@ -27,6 +27,15 @@ assert_contains() { # file text what
 
 # trace JOB ARGS... -- COMMAND...: runs the agent, keeps its stderr in
 # $TMP/JOB.err and the node file's path in NODEFILE.
+# A command that must fail (non-zero exit) and say text on stderr.
+expect_fail() { # what text command...
+	local what=$1 text=$2 rc=0
+	shift 2
+	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+	[ "$rc" -ne 0 ] || { cat "$TMP/err.txt"; fail "$what: exit status 0"; }
+	assert_contains "$TMP/err.txt" "$text" "$what"
+}
+
 trace() {
 	local job=$1
 	shift

@@ -2,14 +2,6 @@
 # Bad input and missing privileges: a clear message, a non-zero exit, no damage.
 . "$(dirname "$0")/lib.sh"
 
-expect_fail() { # what expected-text command...
-	local what=$1 text=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-	[ "$rc" -ne 0 ] || fail "$what: exit status 0"
-	assert_contains "$TMP/err.txt" "$text" "$what"
-}
-
 "$DC_AGENT" --help >"$TMP/help.txt"
 for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --socket --match-env --group-read --verbose --version; do
 	assert_contains "$TMP/help.txt" "$opt" "--help documents $opt"

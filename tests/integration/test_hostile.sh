@@ -11,14 +11,6 @@ id "$evil" >/dev/null 2>&1 || useradd -M -N -s /usr/sbin/nologin "$evil"
 evil_uid=$(id -u "$evil")
 as_evil() { setpriv --reuid="$evil" --regid="$(id -g "$evil")" --clear-groups "$@"; }
 
-expect_fail() { # what message command...
-	local what=$1 msg=$2 rc=0
-	shift 2
-	"$@" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
-	[ "$rc" -ne 0 ] || { cat "$TMP/err.txt"; fail "$what: exit status 0"; }
-	assert_contains "$TMP/err.txt" "$msg" "$what"
-}
-
 trace good -p posix -- "$DC_WORKLOADS/posix_write" "$TMP" 10 100
 job=$TMP/out/good
 

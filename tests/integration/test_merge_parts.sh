@@ -121,12 +121,6 @@ assert_contains gap.txt "node002: no part" "perfetto: the missing part said in t
 echo "ok: perfetto parts joined, and a missing one named"
 
 # Refusals, with the fix named.
-expect_fail() { # what text command...
-	local what=$1 text=$2
-	shift 2
-	if "$@" >/dev/null 2>"$TMP/err"; then fail "$what: accepted"; fi
-	assert_contains "$TMP/err" "$text" "$what"
-}
 expect_fail "part without hdf5" "add -f hdf5 or -f perfetto" "$DC_MERGE" big -i "$TMP/in/big" --part 0/2
 expect_fail "bad part" "expected K/N with 0 <= K < N" "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part 2/2
 expect_fail "stitch without parts" "run dc-merge big -f hdf5 --part first" "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch --parts nowhere

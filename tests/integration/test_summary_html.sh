@@ -75,12 +75,6 @@ assert_contains "$TMP/lossy.html" 'Lost events: <b data-k="lost_events">750</b>'
 echo "ok: lost events are said at the top of the page"
 
 # Bad output paths: refused with the reason, nothing written.
-expect_fail() { # what text command...
-	local what=$1 text=$2
-	shift 2
-	if "$@" >/dev/null 2>"$TMP/err"; then fail "$what: accepted"; fi
-	assert_contains "$TMP/err" "$text" "$what"
-}
 expect_fail "missing folder" "cannot open the folder" "$DC_SUMMARY" web -i "$TMP/out/web" --html "$TMP/none/r.html"
 ln -s "$TMP/victim" "$TMP/link.html"
 expect_fail "symbolic link" "link.html" "$DC_SUMMARY" web -i "$TMP/out/web" --html "$TMP/link.html"
