@@ -10,6 +10,7 @@
 #include <string.h>
 #include <hdf5.h>
 
+#include "hdf5_tables.h"
 #include "io_table.h"
 #include "summary.h"
 
@@ -27,8 +28,7 @@ static int read_strings(hid_t f, const char *name, struct h5_strings *out)
 		return -1;
 	sp = H5Dget_space(d);
 	out->n = H5Sget_simple_extent_npoints(sp);
-	t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, H5T_VARIABLE);
+	t = dc_h5_vlen_string();
 	out->v = calloc(out->n + 1, sizeof(char *));
 	if (out->v && (!out->n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out->v) >= 0))
 		rc = 0;
@@ -59,8 +59,7 @@ static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
 		return -1;
 	sp = H5Dget_space(d);
 	*n = H5Sget_simple_extent_npoints(sp);
-	vs = H5Tcopy(H5T_C_S1);
-	H5Tset_size(vs, H5T_VARIABLE);
+	vs = dc_h5_vlen_string();
 	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
 	H5Tinsert(t, "name", HOFFSET(struct h5_fn, name), vs);
 	H5Tinsert(t, "level", HOFFSET(struct h5_fn, level), vs);
@@ -106,8 +105,7 @@ static void read_attrs(hid_t f, struct job_info *j)
 	char *id = NULL;
 
 	if ((a = H5Aopen(f, "job_id", H5P_DEFAULT)) >= 0) {
-		t = H5Tcopy(H5T_C_S1);
-		H5Tset_size(t, H5T_VARIABLE);
+		t = dc_h5_vlen_string();
 		if (H5Aread(a, t, &id) >= 0 && id)
 			snprintf(j->id, sizeof(j->id), "%s", id);
 		free(id);
@@ -203,8 +201,7 @@ static int read_nodes(struct summary *s, hid_t f)
 		return 0;
 	sp = H5Dget_space(d);
 	n = H5Sget_simple_extent_npoints(sp);
-	vs = H5Tcopy(H5T_C_S1);
-	H5Tset_size(vs, H5T_VARIABLE);
+	vs = dc_h5_vlen_string();
 	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
 	H5Tinsert(t, "host", HOFFSET(struct node_row, host), vs);
 	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), vs);
