@@ -82,15 +82,6 @@ static char *said(const char *fmt, const char *a, const char *b)
 	return s;
 }
 
-/* A node file is known by its name in the job's folder: the folder may be
- * named otherwise where the stitch runs than where the part was made. */
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* Why the part at path cannot stand for node i, or NULL when it can. */
 static char *check_part(const struct dc_job *job, size_t i, const char *path, struct part *p)
 {
@@ -119,7 +110,7 @@ static char *check_part(const struct dc_job *job, size_t i, const char *path, st
 	ct = rows_of(f, "counters");
 	if (!id || strcmp(id, job->id))
 		why = said("part %s is of job %s, not this one", path, id ? id : "?");
-	else if (!file || strcmp(base_name(file), base_name(n->path)) || node != i)
+	else if (!file || strcmp(file, dc_node_file_name(n)) || node != i)
 		why = said("part %s was made of %s, another node file", path, file ? file : "?");
 	else if (bytes != dc_h5_file_bytes(n->path) || base != dc_h5_part_path_base(job, i) || origin != job->origin_ns)
 		why = said("part %s is out of date: the job's node files changed since it was made%s", path, "");

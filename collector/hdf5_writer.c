@@ -191,7 +191,7 @@ static void part_attrs(struct h5_writer *w)
 
 	dc_h5_attr_str(w->file, "job_id", w->job->id);
 	dc_h5_attr_str(w->file, "tool", "DataCrumbs " DC_VERSION);
-	dc_h5_attr_str(w->file, "node_file", n->path);
+	dc_h5_attr_str(w->file, "node_file", dc_node_file_name(n));
 	dc_h5_attr_u64(w->file, "node", n->index);
 	dc_h5_attr_u64(w->file, "nodes", w->job->nnodes);
 	dc_h5_attr_u64(w->file, "node_file_bytes", dc_h5_file_bytes(n->path));

@@ -102,12 +102,8 @@ static void default_parts(const struct options *o, const char *output, char *dir
  * this in their attributes. */
 static void part_stamp(const struct dc_job *job, size_t i, unsigned long long part_bytes, char *out, size_t len)
 {
-	const char *file = strrchr(job->nodes[i].path, '/');
-
-	/* The node file by its name in the job's folder: the folder may be
-	 * named otherwise where the stitch runs. */
 	snprintf(out, len, "job=%s\nnode_file=%s\nnode_file_bytes=%llu\npart_bytes=%llu\n", job->id,
-		 file ? file + 1 : job->nodes[i].path, (unsigned long long)dc_h5_file_bytes(job->nodes[i].path),
+		 dc_node_file_name(&job->nodes[i]), (unsigned long long)dc_h5_file_bytes(job->nodes[i].path),
 		 part_bytes);
 }
 

@@ -426,3 +426,10 @@ void dc_job_part_free(struct dc_job *part)
 	free(part->runs);
 	part->runs = NULL;
 }
+
+const char *dc_node_file_name(const struct dc_node *n)
+{
+	const char *slash = strrchr(n->path, '/');
+
+	return slash ? slash + 1 : n->path;
+}

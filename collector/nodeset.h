@@ -79,6 +79,10 @@ void dc_job_close(struct dc_job *job);
 int dc_job_part(const struct dc_job *job, size_t node, struct dc_job *part);
 void dc_job_part_free(struct dc_job *part);
 
+/* A node file's name in the job's folder: how parts and their stitch
+ * know it, as the folder may be reached by another path where they run. */
+const char *dc_node_file_name(const struct dc_node *n);
+
 const struct dc_func *dc_node_func(const struct dc_node *n, __u32 id);
 /* How a process is named in a timeline: "rank R", else "COMMAND (host:pid)". */
 void dc_process_label(const struct dc_node *n, const struct dc_process *p, char *out, size_t len);
