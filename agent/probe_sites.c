@@ -307,26 +307,112 @@ void dc_code_free(struct dc_code *c)
 
 /* ---- one function's prefix ---- */
 
-/* Registers of the C arguments 1-6 (System V x86-64), with their parts. */
-static const x86_reg arg_regs[6][4] = {
-	{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL },
-	{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL },
-	{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL },
+/* The 16 general registers, each with its 64-, 32-, 16- and 8-bit names. */
+static const x86_reg gprs[16][4] = {
+	{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL },
+	{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL },
 	{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL },
+	{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL },
+	{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL },
+	{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL },
+	{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL },
+	{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL },
 	{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B },
 	{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B },
+	{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B },
+	{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B },
+	{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B },
+	{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B },
+	{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B },
+	{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B },
 };
 
-static bool writes_arg(uint16_t reg, unsigned argregs)
+/* The general registers of the C arguments 1-6 (System V x86-64): rdi, rsi,
+ * rdx, rcx, r8, r9; the order the BPF programs capture them in. */
+static const int arg_gpr[6] = { 5, 4, 3, 2, 8, 9 };
+
+/* The general register a register name is part of, or -1. */
+static int gpr_of(uint16_t reg)
 {
-	if (reg == X86_REG_DH || reg == X86_REG_CH)
-		reg = reg == X86_REG_DH ? X86_REG_RDX : X86_REG_RCX;
+	switch (reg) {
+	case X86_REG_AH: return 0;
+	case X86_REG_BH: return 1;
+	case X86_REG_CH: return 2;
+	case X86_REG_DH: return 3;
+	default: break;
+	}
+	for (int g = 0; g < 16; g++)
+		for (int k = 0; k < 4; k++)
+			if (reg == gprs[g][k])
+				return g;
+	return -1;
+}
+
+/*
+ * Where the caller's arguments are while the prefix runs: holds[g] is the C
+ * argument (0-5) general register g still holds whole, or -1. A 64-bit
+ * register-to-register mov carries an argument along (glibc's stat moves
+ * its path from rdi to rsi before it jumps to fstatat); any other write to a
+ * register loses what it held.
+ */
+struct arg_regs {
+	signed char holds[16];
+};
+
+static void args_at_entry(struct arg_regs *a)
+{
+	memset(a->holds, -1, sizeof(a->holds));
 	for (int i = 0; i < 6; i++)
-		if (argregs & (1u << i))
-			for (int k = 0; k < 4; k++)
-				if (reg == arg_regs[i][k])
-					return true;
-	return false;
+		a->holds[arg_gpr[i]] = i;
+}
+
+static void args_step(struct arg_regs *a, const cs_insn *insn, const uint16_t *wr, int nwr)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int carried = -1, dst = -1;
+
+	if (insn->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_REG && x->operands[0].size == 8 && x->operands[1].size == 8) {
+		int src = gpr_of(x->operands[1].reg);
+
+		dst = gpr_of(x->operands[0].reg);
+		carried = src >= 0 ? a->holds[src] : -1;
+	}
+	for (int i = 0; i < nwr; i++) {
+		int g = gpr_of(wr[i]);
+
+		if (g >= 0)
+			a->holds[g] = -1;
+	}
+	if (dst >= 0)
+		a->holds[dst] = carried;
+}
+
+/* The argument register position (1-6) holding argument i (0-5), or 0. */
+static unsigned char arg_position(const struct arg_regs *a, int i)
+{
+	if (a->holds[arg_gpr[i]] == i)
+		return i + 1;
+	for (int p = 0; p < 6; p++)
+		if (a->holds[arg_gpr[p]] == i)
+			return p + 1;
+	return 0;
+}
+
+/* Whether every argument in `argregs` is still in some register. */
+static bool args_kept(const struct arg_regs *a, unsigned argregs)
+{
+	for (int i = 0; i < 6; i++) {
+		bool found = false;
+
+		if (!(argregs & (1u << i)))
+			continue;
+		for (int g = 0; g < 16; g++)
+			found |= a->holds[g] == i;
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 static bool is_rsp(uint16_t reg)
@@ -400,8 +486,9 @@ static bool writes_stack_above(const cs_insn *insn)
 	return false;
 }
 
-/* What stops the scan at a non-emulated instruction, or DC_NR_SITE_REASONS if nothing. */
-static enum dc_site_reason blocker(csh cs, const cs_insn *insn, unsigned argregs)
+/* What stops the scan at a non-emulated instruction, or DC_NR_SITE_REASONS
+ * if nothing; follows the arguments through it. */
+static enum dc_site_reason blocker(csh cs, const cs_insn *insn, unsigned argregs, struct arg_regs *args)
 {
 	cs_regs rd, wr;
 	uint8_t nrd, nwr;
@@ -410,12 +497,12 @@ static enum dc_site_reason blocker(csh cs, const cs_insn *insn, unsigned argregs
 		return DC_SITE_ENTRY_NO_EMULATED;
 	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return DC_SITE_ENTRY_UNDECODED;
-	for (int i = 0; i < nwr; i++) {
+	for (int i = 0; i < nwr; i++)
 		if (is_rsp(wr[i]))
 			return DC_SITE_ENTRY_RSP;
-		if (writes_arg(wr[i], argregs))
-			return DC_SITE_ENTRY_ARGS;
-	}
+	args_step(args, insn, wr, nwr);
+	if (!args_kept(args, argregs))
+		return DC_SITE_ENTRY_ARGS;
 	if (writes_stack_above(insn))
 		return DC_SITE_ENTRY_STACK;
 	return DC_NR_SITE_REASONS;
@@ -427,24 +514,54 @@ static void describe(struct dc_site *out, const cs_insn *insn)
 		 insn->op_str);
 }
 
+/* At an emulated instruction after the entry: the site, if every argument
+ * read is in an argument register there. */
+static void take_site(const struct dc_code *c, const cs_insn *insn, unsigned long entry, unsigned argregs,
+		      const struct arg_regs *args, struct dc_site *out)
+{
+	bool moved = false;
+
+	if (target_in(c, entry, insn->address)) {
+		out->reason = DC_SITE_ENTRY_BRANCH_IN;
+		return;
+	}
+	for (int i = 0; i < 6; i++) {
+		if (!(argregs & (1u << i)))
+			continue;
+		if (!(out->argpos[i] = arg_position(args, i))) {
+			for (int k = 0; k < 6; k++)
+				out->argpos[k] = k + 1;
+			out->reason = DC_SITE_ENTRY_ARGS;
+			return;
+		}
+		moved |= out->argpos[i] != i + 1;
+	}
+	out->offset = insn->address;
+	out->reason = moved ? DC_SITE_PREFIX_MOVED : DC_SITE_PREFIX_EMULATED;
+	describe(out, insn);
+}
+
 void dc_code_site(const struct dc_code *c, unsigned long entry, unsigned argregs, struct dc_site *out)
 {
 	const struct segment *seg = c ? segment_of(c, entry) : NULL;
 	const uint8_t *code;
 	size_t size;
 	uint64_t addr = entry;
+	struct arg_regs args;
 	cs_insn *insn;
 
 	*out = (struct dc_site){ .offset = entry, .reason = DC_SITE_ENTRY_NO_CODE };
+	for (int k = 0; k < 6; k++)
+		out->argpos[k] = k + 1;
 	if (!seg || !(insn = cs_malloc(c->cs)))
 		return;
 	code = c->map + entry;
 	size = seg->start + seg->size - entry;
 	if (size > PREFIX_BYTES)
 		size = PREFIX_BYTES;
+	args_at_entry(&args);
 	out->reason = DC_SITE_ENTRY_UNDECODED;
 	for (int n = 0; n < PREFIX_INSNS; n++) {
-		uint64_t at = addr;
 		enum dc_site_reason why;
 
 		if (!cs_disasm_iter(c->cs, &code, &size, &addr, insn))
@@ -452,18 +569,13 @@ void dc_code_site(const struct dc_code *c, unsigned long entry, unsigned argregs
 		if (n == 0)
 			describe(out, insn);
 		if (emulated(c->cs, insn)) {
-			if (at == entry) {
+			if (n == 0)
 				out->reason = DC_SITE_ENTRY_EMULATED;
-			} else if (target_in(c, entry, at)) {
-				out->reason = DC_SITE_ENTRY_BRANCH_IN;
-			} else {
-				out->offset = at;
-				out->reason = DC_SITE_PREFIX_EMULATED;
-				describe(out, insn);
-			}
+			else
+				take_site(c, insn, entry, argregs, &args, out);
 			break;
 		}
-		if ((why = blocker(c->cs, insn, argregs)) != DC_NR_SITE_REASONS) {
+		if ((why = blocker(c->cs, insn, argregs, &args)) != DC_NR_SITE_REASONS) {
 			out->reason = why;
 			break;
 		}

@@ -2,12 +2,14 @@
 /*
  * Where to put a function's uprobe. A uprobe on an instruction the kernel
  * emulates (push reg, jmp/jcc/call rel, nop) costs one int3 trap; on any other
- * it costs the trap plus a single-step trap, about four times as much. Many
- * library functions begin with an instruction of the second kind followed,
- * within a few instructions, by one of the first: placing the probe there,
- * when nothing before it moved rsp or an argument register and no branch in
- * the object lands between the entry and it, observes the same call for a
- * quarter of the cost. Instructions are decoded with capstone.
+ * it costs the trap plus a single-step trap, four to fifteen times as much on
+ * the machines measured. Many library functions begin with an instruction of
+ * the second kind followed, within a few instructions, by one of the first:
+ * placing the probe there, when nothing before it moved rsp or lost an
+ * argument read and no branch in the object lands between the entry and it,
+ * observes the same call for a fraction of the cost. An argument the prefix
+ * moves to another argument register (mov rsi, rdi) is read where it went.
+ * Instructions are decoded with capstone.
  */
 #ifndef DC_PROBE_SITES_H
 #define DC_PROBE_SITES_H
@@ -19,6 +21,7 @@
 #define DC_SITE_REASONS(X)                                                                       \
 	X(ENTRY_EMULATED, "the entry instruction is emulated")                                   \
 	X(PREFIX_EMULATED, "first emulated instruction; rsp and the arguments are unchanged")    \
+	X(PREFIX_MOVED, "first emulated instruction; rsp unchanged, arguments read where the prefix moved them") \
 	X(ENTRY_NO_EMULATED, "no emulated instruction before the first branch")                  \
 	X(ENTRY_RSP, "rsp moves before the first emulated instruction")                          \
 	X(ENTRY_ARGS, "an argument register is written before the first emulated instruction") \
@@ -38,6 +41,10 @@ struct dc_site {
 	unsigned long offset;      /* file offset of the probe */
 	enum dc_site_reason reason;
 	char insn[40];             /* the instruction at the site */
+	/* Where C argument i+1 is at the site: the argument register position
+	 * (1-6: rdi, rsi, rdx, rcx, r8, r9) that holds it; i+1 unless the prefix
+	 * moved it. Meaningful for the arguments asked for. */
+	unsigned char argpos[6];
 };
 
 /* An object's executable code, decoded once: every branch target known. */

@@ -257,6 +257,20 @@ static unsigned arg_registers(__u64 argbits)
 	return regs;
 }
 
+/* The cookie's argument positions, as the site finds them (a prefix may move
+ * an argument to another register before the site). */
+static __u64 args_at_site(__u64 argbits, const struct dc_site *site)
+{
+	for (int s = 0; s < DC_NR_SLOTS; s++) {
+		int shift = DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS;
+		unsigned pos = (argbits >> shift) & 7;
+
+		if (pos >= 1 && pos <= 6)
+			argbits = (argbits & ~(7ull << shift)) | ((__u64)site->argpos[pos - 1] << shift);
+	}
+	return argbits;
+}
+
 static struct dc_code *code_for(struct dc_probes *p, const char *lib)
 {
 	char err[512];
@@ -332,7 +346,7 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 		t->cap = cap;
 	}
 	t->offsets[t->n] = site.offset;
-	t->cookies[t->n] = argbits | id;
+	t->cookies[t->n] = args_at_site(argbits, &site) | id;
 	t->n++;
 	return 0;
 }

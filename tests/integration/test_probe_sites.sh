@@ -26,11 +26,14 @@ functions:
   - pf_store
   - pf_push
   - pf_getpid
+  - {name: pf_moved, bytes: 1, offset: 2}
+  - {name: pf_swap, bytes: 2}
+  - {name: pf_lost, bytes: 2}
 YAML
 trace named -v -p "$TMP/prefix.yaml" -- sh -c "'$run' 10 >'$TMP/named.out'"
 assert_eq "$(cat "$TMP/named.out")" "$untraced" "checksum of the traced run"
 i=1
-for f in pf_cmp pf_loop pf_joined pf_side pf_clobber pf_frame pf_store pf_push pf_getpid; do
+for f in pf_cmp pf_loop pf_joined pf_side pf_clobber pf_frame pf_store pf_push pf_getpid pf_moved pf_swap pf_lost; do
 	assert_eq "$(calls prefix $f '' | cut -d' ' -f1)" "$((10 * i))" "$f calls"
 	i=$((i + 1))
 done
@@ -38,6 +41,13 @@ done
 assert_eq "$(calls prefix pf_cmp '' | cut -d' ' -f2)" "110" "pf_cmp: sum of its second arguments"
 assert_eq "$(calls prefix pf_loop '' | cut -d' ' -f2)" "120" "pf_loop: sum of its first arguments"
 assert_eq "$(calls prefix pf_clobber '' | cut -d' ' -f2)" "50100" "pf_clobber: its second argument before it is overwritten"
+# Arguments the prefix moved, read where it moved them: pf_moved's first
+# argument (i, 10 calls each: 10 x 55), pf_swap's second (3000 + k) and,
+# at the entry, pf_lost's second (4000 + k).
+assert_eq "$(calls prefix pf_moved '' | cut -d' ' -f2)" "550" "pf_moved: sum of its first arguments, moved to rsi"
+assert_eq "$(calls prefix pf_swap '' | cut -d' ' -f2)" "$((10 * (11 * 3000 + 55)))" "pf_swap: sum of its second arguments, moved to rdi"
+assert_eq "$(calls prefix pf_lost '' | cut -d' ' -f2)" "$((10 * (12 * 4000 + 66)))" "pf_lost: sum of its second arguments"
+assert_eq "$(grep '^event .*func=pf_moved ' "$DUMP" | grep -c 'offset=200[0-9] ')" "100" "pf_moved: its second argument, moved to rdx, as the offset"
 # The sites, and why.
 err=$TMP/named.err
 assert_contains "$err" "site prefix pf_cmp+0x7 (je" "pf_cmp probed on its je"
@@ -45,6 +55,9 @@ assert_contains "$err" "site prefix pf_loop+0x0 (xor eax, eax)" "pf_loop at its 
 assert_contains "$err" "site prefix pf_joined+0x0 (mov rax, rdi): a branch or symbol lands inside the prefix" "pf_joined at its entry"
 assert_contains "$err" "site prefix pf_clobber+0x0 (mov esi, 7): an argument register is written" "pf_clobber at its entry"
 assert_contains "$err" "site prefix pf_frame+0x0 (sub rsp, 8): rsp moves" "pf_frame at its entry"
+assert_contains "$err" "site prefix pf_moved+0xb (jmp" "pf_moved probed on its jmp"
+assert_contains "$err" "site prefix pf_swap+0x9 (jmp" "pf_swap probed on its jmp"
+assert_contains "$err" "site prefix pf_lost+0x0 (mov rax, rsi): an argument register is written" "pf_lost at its entry"
 assert_contains "$err" "site prefix pf_store+0x0 (mov rax, qword ptr [rsp]): the return address may be written" "pf_store at its entry"
 assert_eq "$(lost_events)" "0" "lost events"
 
@@ -79,4 +92,4 @@ assert_eq "$(cat "$TMP/all.out")" "$untraced" "checksum with every function prob
 assert_contains "$TMP/all.err" "the kernel refused to probe 1 function" "the refused function counted"
 assert_contains "$TMP/all.err" "pf_trap" "the refused function named"
 assert_eq "$(calls prefix pf_store '' | cut -d' ' -f1)" "70" "pf_store calls with functions: all"
-assert_eq "$(grep -c '^event .*level=prefix' "$DUMP")" "450" "every call of the library, once"
+assert_eq "$(grep -c '^event .*level=prefix' "$DUMP")" "780" "every call of the library, once"

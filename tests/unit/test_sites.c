@@ -81,6 +81,40 @@ static void test_argument_written_first(void **state)
 	expect_site(state, "pf_clobber", 0x1, 5, DC_SITE_PREFIX_EMULATED);
 }
 
+/* The argument register position of each C argument 1-6 at NAME's site. */
+static void expect_args(void **state, const char *name, unsigned argregs, const char *want)
+{
+	struct fixture *f = *state;
+	long entry = dc_elf_offset(f->syms, name);
+	struct dc_site s;
+	char got[7];
+
+	assert_true(entry > 0);
+	dc_code_site(f->code, entry, argregs, &s);
+	for (int i = 0; i < 6; i++)
+		got[i] = (argregs & (1u << i)) ? '0' + s.argpos[i] : '-';
+	got[6] = 0;
+	assert_string_equal(got, want);
+}
+
+static void test_arguments_moved(void **state)
+{
+	/* mov rdx, rsi; mov rsi, rdi; mov edi, 9; jmp: 1 is in rsi, 2 in rdx. */
+	expect_site(state, "pf_moved", 0x3, 11, DC_SITE_PREFIX_MOVED);
+	expect_args(state, "pf_moved", 0x3, "23----");
+	/* Argument 3 is lost (overwritten by argument 2): the entry. */
+	expect_site(state, "pf_moved", 0x7, 0, DC_SITE_ENTRY_ARGS);
+	expect_args(state, "pf_moved", 0x7, "123---");
+	/* A swap through rax, a register no probe reads. */
+	expect_site(state, "pf_swap", 0x3, 9, DC_SITE_PREFIX_MOVED);
+	expect_args(state, "pf_swap", 0x3, "21----");
+	/* Argument 2 is only in rax at the jmp: the entry; argument 1 alone is
+	 * where the caller put it. */
+	expect_site(state, "pf_lost", 0x2, 0, DC_SITE_ENTRY_ARGS);
+	expect_site(state, "pf_lost", 0x1, 8, DC_SITE_PREFIX_EMULATED);
+	expect_args(state, "pf_lost", 0x1, "1-----");
+}
+
 static void test_rsp_moved_first(void **state)
 {
 	expect_site(state, "pf_frame", 0, 0, DC_SITE_ENTRY_RSP);
@@ -189,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_own_loop_into_prefix),
 		cmocka_unit_test(test_other_function_jumps_into_prefix),
 		cmocka_unit_test(test_argument_written_first),
+		cmocka_unit_test(test_arguments_moved),
 		cmocka_unit_test(test_rsp_moved_first),
 		cmocka_unit_test(test_return_slot_written_first),
 		cmocka_unit_test(test_push_at_entry),

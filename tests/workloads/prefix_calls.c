@@ -2,7 +2,8 @@
 /*
  * prefix_calls N: calls each prefix_lib function a known number of times
  * (pf_cmp N, pf_loop 2N, pf_joined 3N, pf_side 4N, pf_clobber 5N, pf_frame
- * 6N, pf_store 7N, pf_push 8N, pf_getpid 9N) and prints a checksum of every
+ * 6N, pf_store 7N, pf_push 8N, pf_getpid 9N, pf_moved 10N, pf_swap 11N,
+ * pf_lost 12N) and prints a checksum of every
  * result: a traced run must print what an untraced one prints.
  * prefix_calls 0 hold: keeps the library mapped until a signal ends it.
  */
@@ -42,6 +43,12 @@ int main(int argc, char **argv)
 			sum = sum * 31 + pf_push(i + k);
 		for (int k = 0; k < 9; k++)
 			sum = sum * 31 + (pf_getpid() == getpid());
+		for (int k = 0; k < 10; k++)
+			sum = sum * 31 + pf_moved(i, 2000 + k);
+		for (int k = 0; k < 11; k++)
+			sum = sum * 31 + pf_swap(i, 3000 + k);
+		for (int k = 0; k < 12; k++)
+			sum = sum * 31 + pf_lost(i, 4000 + k);
 	}
 	printf("%lu\n", sum);
 	return 0;

@@ -99,6 +99,47 @@ pf_getpid:
 	ret
 	.size pf_getpid, .-pf_getpid
 
+/* Moves its arguments to other argument registers before its first emulated
+ * instruction, as glibc's stat does before it jumps to fstatat: site +11,
+ * argument 1 read in rsi and argument 2 in rdx. */
+	.globl pf_moved
+	.type pf_moved, @function
+pf_moved:
+	mov %rsi, %rdx
+	mov %rdi, %rsi
+	mov $9, %edi
+	jmp 8f
+8:	lea (%rsi,%rdx), %rax
+	add %rdi, %rax
+	ret
+	.size pf_moved, .-pf_moved
+
+/* Swaps its arguments through rax: site +9, argument 1 read in rsi and
+ * argument 2 in rdi. */
+	.globl pf_swap
+	.type pf_swap, @function
+pf_swap:
+	mov %rdi, %rax
+	mov %rsi, %rdi
+	mov %rax, %rsi
+	jmp 9f
+9:	lea (%rdi,%rsi,2), %rax
+	ret
+	.size pf_swap, .-pf_swap
+
+/* Keeps its second argument only in rax, which no probe reads: the entry
+ * when argument 2 is read. */
+	.globl pf_lost
+	.type pf_lost, @function
+pf_lost:
+	mov %rsi, %rax
+	mov $1, %esi
+	jmp 10f
+10:	add %rdi, %rax
+	add %rsi, %rax
+	ret
+	.size pf_lost, .-pf_lost
+
 /* Never called: the kernel will not put a uprobe on an int3. */
 	.globl pf_trap
 	.type pf_trap, @function

@@ -12,5 +12,8 @@ long pf_frame(long a);            /* a + 1 */
 long pf_store(long a);            /* a + 2 */
 long pf_push(long a);             /* a + 3 */
 long pf_getpid(void);
+long pf_moved(long a, long b);    /* a + b + 9 */
+long pf_swap(long a, long b);     /* b + 2a */
+long pf_lost(long a, long b);     /* a + b + 1 */
 
 #endif
