@@ -5,8 +5,8 @@
  * maps a system call number to the cookie of its probe (0: not traced). Two
  * links serve every system call: they attach and detach at once, where one
  * perf-event tracepoint per call took ~30 ms each to detach. A system call
- * outside the traced set costs one array lookup; a traced one of a process
- * outside the job, one hash lookup more.
+ * outside the traced set costs one array lookup; a traced one, a task
+ * storage lookup more, and of a process outside the job a hash lookup more.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,23 +14,37 @@
 #include <bpf/bpf_tracing.h>
 #include "emit.bpf.h"
 
+/*
+ * The thread's frame if its process is traced, else NULL. Only a traced
+ * process's threads get a frame, and a process leaves the job only by
+ * ending: a thread with a frame is traced, with no hash lookup. The others
+ * look up each time (a process joins the job by exec, by --pid or by
+ * registering, and is found then).
+ */
+static __always_inline struct dc_sysframe *traced_frame(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dc_sysframe *f = bpf_task_storage_get(&dc_sysframes, task, 0, 0);
+
+	if (f || !dc_is_tracked(tgid))
+		return f;
+	f = bpf_task_storage_get(&dc_sysframes, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!f)
+		dc_count(DC_STAT_STACK_FULL);
+	return f;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, key = nr;
+	__u32 key = nr;
 	struct dc_sysframe *f;
 	__u64 *cookie;
 
 	/* The array first: most system calls of most processes stop there. */
 	cookie = bpf_map_lookup_elem(&dc_syscalls, &key);
-	if (!cookie || !*cookie || !dc_is_tracked(tgid))
+	if (!cookie || !*cookie || !(f = traced_frame(bpf_get_current_pid_tgid() >> 32)))
 		return 0;
-	f = bpf_task_storage_get(&dc_sysframes, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!f) {
-		dc_count(DC_STAT_STACK_FULL);
-		return 0;
-	}
 	/* tp_btf reads the registers directly, with no probe_read helper each. */
 	f->cookie = *cookie;
 	f->args[0] = regs->di;

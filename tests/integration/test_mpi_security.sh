@@ -28,12 +28,22 @@ if id nobody >/dev/null 2>&1; then
 fi
 out=$("$DC_REGISTER" "$TMP/sec.sock" 0 0 4)
 assert_eq "$out" "accepted" "a process registering itself"
+# A process the agent did not trace joins by registering: its threads had
+# already looked up "traced?" (its 3 writes before), and look again (the 5 after).
+out=$("$DC_REGISTER" "$TMP/sec.sock" 0 1 4 "$TMP/joined.dat")
+joined=${out#accepted }
+[ "$joined" != "$out" ] || fail "registering after writing: $out"
 stop_agent
 assert_contains "$TMP/sec.err" "refused a registration from pid" "agent logs the refusal"
 NODEFILE=$(ls "$TMP/out/sec"/*.dcnode)
 "$DC_DUMP" "$NODEFILE" >"$TMP/sec.dump"
-assert_eq "$(grep -c '^rank .* kind=register' "$TMP/sec.dump")" "1" "only the accepted registration is recorded"
-assert_eq "$(grep -c '^rank .* kind=ended_without_finalize' "$TMP/sec.dump")" "1" "the client exited without MPI_Finalize"
+assert_eq "$(grep -c '^rank .* kind=register' "$TMP/sec.dump")" "2" "only the accepted registrations are recorded"
+assert_eq "$(grep -c '^rank .* kind=ended_without_finalize' "$TMP/sec.dump")" "2" "the clients exited without MPI_Finalize"
+DUMP=$TMP/sec.dump
+# Its 5 one-byte writes after it registered, and its answer ("accepted PID\n") on stdout.
+printed=$((${#out} + 1))
+assert_eq "$(calls posix write '' "$joined")" "6 $((5 + printed)) $((5 + printed))" \
+	"a joining process's writes after it registered, none before"
 
 # An agent serving another uid refuses root's processes.
 start_agent other --uid 65534 -p posix
