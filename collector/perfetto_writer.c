@@ -142,6 +142,53 @@ static void pb_msg(struct pb *b, unsigned field, const struct pb *m)
 	pb_bytes(b, field, m->p, m->len);
 }
 
+/*
+ * The hot path (a call's slice begin and end) does not build nested
+ * messages and copy them into their parents: it sizes every field first,
+ * then writes the packet straight into the output buffer.
+ */
+static inline unsigned vsize(uint64_t v)
+{
+	unsigned n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)v | 0x80;
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* A varint field, and a length-delimited field's key and length. */
+static inline uint8_t *put_field(uint8_t *o, unsigned field, uint64_t v)
+{
+	return put_varint(put_varint(o, (uint64_t)field << 3), v);
+}
+
+static inline uint8_t *put_key_len(uint8_t *o, unsigned field, uint64_t n)
+{
+	return put_varint(put_varint(o, (uint64_t)field << 3 | 2), n);
+}
+
+static inline unsigned field_size(unsigned field, uint64_t v)
+{
+	return vsize((uint64_t)field << 3) + vsize(v);
+}
+
+static inline unsigned nested_size(unsigned field, uint64_t n)
+{
+	return vsize((uint64_t)field << 3 | 2) + vsize(n) + n;
+}
+
 /* ---- the writer ---- */
 
 struct end {
@@ -225,16 +272,26 @@ enum { IID_NAME, IID_CAT, IID_PATH };
 
 static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field, const char *text);
 
-/* iid of a node's string id as a name, category or path: looked up once. */
+/* A node's empty category or path: no category, no path annotation. */
+#define NO_IID UINT32_MAX
+
+/*
+ * iid of a node's string id as a name, category or path: looked up once.
+ * An empty category or path is 0, known from the cache too: a call costs
+ * no look at the string itself, which is seldom in the CPU's cache.
+ */
 static uint64_t node_iid(struct pf_writer *w, const struct dc_node *n, __u32 id, int kind)
 {
 	static const unsigned fields[3] = { ID_NAMES, ID_CATEGORIES, ID_STRINGS };
 	struct dc_strings *t = kind == IID_NAME ? &w->names : kind == IID_CAT ? &w->cats : &w->paths;
 	uint32_t *slot = &w->iids[kind][n->index][id];
 
-	if (!*slot)
-		*slot = iid_of(w, t, fields[kind], dc_reader_string(n->r, id));
-	return *slot;
+	if (!*slot) {
+		const char *s = dc_reader_string(n->r, id);
+
+		*slot = kind != IID_NAME && !*s ? NO_IID : (uint32_t)iid_of(w, t, fields[kind], s);
+	}
+	return *slot == NO_IID ? 0 : *slot;
 }
 
 /* iid of text in table t; new ones are defined in this packet's interned data. */
@@ -427,74 +484,129 @@ static struct end pop_end(struct pf_writer *w)
 	return top;
 }
 
+/* A slice end on track at ns: timestamp delta, sequence, flags, and a
+ * TrackEvent of its type and track. */
+static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
+{
+	unsigned te = field_size(TE_TYPE, SLICE_END) + field_size(TE_TRACK, track);
+	unsigned pkt = field_size(TP_TIMESTAMP, ns - w->last_ns) + field_size(TP_SEQ_ID, w->seq_id) +
+		       field_size(TP_SEQ_FLAGS, SEQ_NEEDS) + nested_size(TP_TRACK_EVENT, te);
+	uint8_t *o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt));
+
+	if (!o) {
+		w->err = w->o.err;
+		return;
+	}
+	o = put_key_len(o, TRACE_PACKET, pkt);
+	o = put_field(o, TP_TIMESTAMP, ns - w->last_ns);
+	o = put_field(o, TP_SEQ_ID, w->seq_id);
+	o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
+	o = put_key_len(o, TP_TRACK_EVENT, te);
+	o = put_field(o, TE_TYPE, SLICE_END);
+	o = put_field(o, TE_TRACK, track);
+	w->o.len = (char *)o - w->o.buf;
+	w->last_ns = ns;
+}
+
 /* Every slice that ends by ns, ended. */
 static void flush_ends(struct pf_writer *w, uint64_t ns)
 {
 	while (w->nends && w->ends[0].ns <= ns) {
 		struct end e = pop_end(w);
 
-		begin_packet(w, e.ns);
-		reset(&w->te);
-		pb_uint(&w->te, TE_TYPE, SLICE_END);
-		pb_uint(&w->te, TE_TRACK, e.track);
-		pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-		emit_packet(w);
+		end_packet(w, e.ns, e.track);
 	}
 }
 
 /* ---- events ---- */
 
-static void annotate_int(struct pf_writer *w, unsigned name, int64_t v)
+/* A debug annotation: an integer, or an interned string's iid. */
+struct annotation {
+	unsigned name, field;
+	uint64_t v;
+};
+
+static inline unsigned annotation_size(const struct annotation *a)
 {
-	reset(&w->sub);
-	pb_uint(&w->sub, DA_NAME_IID, name);
-	pb_uint(&w->sub, DA_INT, (uint64_t)v);
-	pb_msg(&w->te, TE_DEBUG, &w->sub);
+	return field_size(DA_NAME_IID, a->name) + field_size(a->field, a->v);
 }
 
 static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
 {
 	struct pf_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
-	bool has_path = e->path && e->path <= dc_reader_nstrings(n->r) && *dc_reader_string(n->r, e->path);
-	bool has_cat = f && f->category <= dc_reader_nstrings(n->r) && *dc_reader_string(n->r, f->category);
-	uint64_t track;
+	__u32 nstrings = dc_reader_nstrings(n->r);
+	struct annotation ann[6];
+	uint64_t track, name, cat = 0, path = 0, dt;
+	unsigned na = 0, te, pkt;
+	uint8_t *o;
 
 	flush_ends(w, wall_ns);
 	track = thread_track(w, n, e->pid, e->tid);
-	begin_packet(w, wall_ns);
-	reset(&w->te);
-	pb_uint(&w->te, TE_TYPE, SLICE_BEGIN);
-	pb_uint(&w->te, TE_TRACK, track);
-	pb_uint(&w->te, TE_NAME_IID,
-		f && f->name <= dc_reader_nstrings(n->r) ? node_iid(w, n, f->name, IID_NAME)
-							 : iid_of(w, &w->names, ID_NAMES, "unknown"));
-	if (has_cat)
-		pb_uint(&w->te, TE_CATEGORY_IIDS, node_iid(w, n, f->category, IID_CAT));
+	/* Interned first: a string new to the trace is defined in this packet. */
+	name = f && f->name <= nstrings ? node_iid(w, n, f->name, IID_NAME) : iid_of(w, &w->names, ID_NAMES, "unknown");
+	if (f && f->category <= nstrings)
+		cat = node_iid(w, n, f->category, IID_CAT);
+	if (e->path && e->path <= nstrings)
+		path = node_iid(w, n, e->path, IID_PATH);
 	/* req and ret only where they differ from bytes: a call that moved
 	 * what it asked for, and returned that, costs two annotations less. */
 	if (e->flags & DC_EV_FD)
-		annotate_int(w, AN_FD, e->fd);
+		ann[na++] = (struct annotation){ AN_FD, DA_INT, (uint64_t)(int64_t)e->fd };
 	if (e->req != e->bytes)
-		annotate_int(w, AN_REQ, (int64_t)e->req);
-	annotate_int(w, AN_BYTES, (int64_t)e->bytes);
+		ann[na++] = (struct annotation){ AN_REQ, DA_INT, e->req };
+	ann[na++] = (struct annotation){ AN_BYTES, DA_INT, e->bytes };
 	if (e->flags & DC_EV_OFFSET)
-		annotate_int(w, AN_OFFSET, e->offset);
-	if (has_path) {
-		uint64_t iid = node_iid(w, n, e->path, IID_PATH); /* before: it uses w->sub */
-
-		reset(&w->sub);
-		pb_uint(&w->sub, DA_NAME_IID, AN_PATH);
-		pb_uint(&w->sub, DA_STRING_IID, iid);
-		pb_msg(&w->te, TE_DEBUG, &w->sub);
-	}
+		ann[na++] = (struct annotation){ AN_OFFSET, DA_INT, (uint64_t)e->offset };
+	if (path)
+		ann[na++] = (struct annotation){ AN_PATH, DA_STRING_IID, path };
 	if (e->ret != (int64_t)e->bytes)
-		annotate_int(w, AN_RET, e->ret);
-	put_interned(w);
-	pb_msg(&w->pkt, TP_TRACK_EVENT, &w->te);
-	emit_packet(w);
+		ann[na++] = (struct annotation){ AN_RET, DA_INT, (uint64_t)e->ret };
+	if (w->interned.oom) {
+		w->err = ENOMEM;
+		return -1;
+	}
+
+	te = field_size(TE_TYPE, SLICE_BEGIN) + field_size(TE_TRACK, track) + field_size(TE_NAME_IID, name);
+	if (cat)
+		te += field_size(TE_CATEGORY_IIDS, cat);
+	for (unsigned i = 0; i < na; i++)
+		te += nested_size(TE_DEBUG, annotation_size(&ann[i]));
+	dt = wall_ns - w->last_ns;
+	pkt = field_size(TP_TIMESTAMP, dt) + field_size(TP_SEQ_ID, w->seq_id) +
+	      field_size(TP_SEQ_FLAGS, SEQ_NEEDS) + nested_size(TP_TRACK_EVENT, te);
+	if (w->interned.len)
+		pkt += nested_size(TP_INTERNED, w->interned.len);
+	if (!(o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt)))) {
+		w->err = w->o.err;
+		return -1;
+	}
+	o = put_key_len(o, TRACE_PACKET, pkt);
+	o = put_field(o, TP_TIMESTAMP, dt);
+	o = put_field(o, TP_SEQ_ID, w->seq_id);
+	o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
+	if (w->interned.len) {
+		o = put_key_len(o, TP_INTERNED, w->interned.len);
+		o = (uint8_t *)emit((char *)o, (const char *)w->interned.p, w->interned.len);
+		reset(&w->interned);
+	}
+	o = put_key_len(o, TP_TRACK_EVENT, te);
+	o = put_field(o, TE_TYPE, SLICE_BEGIN);
+	o = put_field(o, TE_TRACK, track);
+	o = put_field(o, TE_NAME_IID, name);
+	if (cat)
+		o = put_field(o, TE_CATEGORY_IIDS, cat);
+	for (unsigned i = 0; i < na; i++) {
+		o = put_key_len(o, TE_DEBUG, annotation_size(&ann[i]));
+		o = put_field(o, DA_NAME_IID, ann[i].name);
+		o = put_field(o, ann[i].field, ann[i].v);
+	}
+	w->o.len = (char *)o - w->o.buf;
+	w->last_ns = wall_ns;
 	if (push_end(w, wall_ns + e->dur, track))
 		w->err = ENOMEM;
+	if (w->o.err && !w->err) /* the writing thread's failure (a full disk) */
+		w->err = w->o.err;
 	w->written++;
 	return w->err ? -1 : 0;
 }
