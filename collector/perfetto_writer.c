@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "hashtab.h"
+#include "protobuf.h"
 #include "output.h"
 #include "strset.h"
 #include "text_out.h"
@@ -66,129 +67,6 @@ static const char *const annotation_names[] = { "", "fd", "req", "bytes", "offse
 #define FACTS_UUID 1
 #define PART_UUID_SHIFT 20
 
-/* ---- protobuf encoding ---- */
-
-struct pb {
-	uint8_t *p;
-	size_t len, cap;
-	bool oom;
-};
-
-/* Called for every field of every packet: the common case is inline, a
- * buffer growing is not. */
-static void pb_grow(struct pb *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap * 2 : 256;
-
-	while (cap < b->len + n)
-		cap *= 2;
-	uint8_t *p = realloc(b->p, cap);
-
-	if (!p) {
-		b->oom = true;
-		b->len = 0;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
-}
-
-static inline __attribute__((always_inline)) void pb_room(struct pb *b, size_t n)
-{
-	if (b->len + n > b->cap)
-		pb_grow(b, n);
-}
-
-static inline __attribute__((always_inline)) void pb_varint(struct pb *b, uint64_t v)
-{
-	pb_room(b, 10);
-	if (b->oom)
-		return;
-	if (v < 0x80) { /* field keys, small values: most varints */
-		b->p[b->len++] = (uint8_t)v;
-		return;
-	}
-	while (v >= 0x80) {
-		b->p[b->len++] = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	b->p[b->len++] = (uint8_t)v;
-}
-
-static inline void pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-	pb_varint(b, (uint64_t)field << 3);
-	pb_varint(b, v);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
-{
-	pb_varint(b, (uint64_t)field << 3 | 2);
-	pb_varint(b, n);
-	pb_room(b, n);
-	if (!b->oom) {
-		memcpy(b->p + b->len, data, n);
-		b->len += n;
-	}
-}
-
-static void pb_str(struct pb *b, unsigned field, const char *s)
-{
-	pb_bytes(b, field, s, strlen(s));
-}
-
-static void pb_msg(struct pb *b, unsigned field, const struct pb *m)
-{
-	pb_bytes(b, field, m->p, m->len);
-}
-
-/*
- * The hot path (a call's slice begin and end) does not build nested
- * messages and copy them into their parents: it sizes every field first,
- * then writes the packet straight into the output buffer.
- */
-static inline unsigned vsize(uint64_t v)
-{
-	unsigned n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
-{
-	while (v >= 0x80) {
-		*o++ = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	*o++ = (uint8_t)v;
-	return o;
-}
-
-/* A varint field, and a length-delimited field's key and length. */
-static inline uint8_t *put_field(uint8_t *o, unsigned field, uint64_t v)
-{
-	return put_varint(put_varint(o, (uint64_t)field << 3), v);
-}
-
-static inline uint8_t *put_key_len(uint8_t *o, unsigned field, uint64_t n)
-{
-	return put_varint(put_varint(o, (uint64_t)field << 3 | 2), n);
-}
-
-static inline unsigned field_size(unsigned field, uint64_t v)
-{
-	return vsize((uint64_t)field << 3) + vsize(v);
-}
-
-static inline unsigned nested_size(unsigned field, uint64_t n)
-{
-	return vsize((uint64_t)field << 3 | 2) + vsize(n) + n;
-}
-
 /* ---- the writer ---- */
 
 struct end {
@@ -217,11 +95,6 @@ struct pf_writer {
 
 enum { K_PROCESS = 1, K_THREAD, K_COUNTER };
 
-static void reset(struct pb *b)
-{
-	b->len = 0;
-}
-
 /* Frames w->pkt as one TracePacket of the Trace and writes it. */
 static void emit_packet(struct pf_writer *w)
 {
@@ -246,13 +119,13 @@ static void emit_packet(struct pf_writer *w)
 	}
 	if (w->o.err && !w->err)
 		w->err = w->o.err;
-	reset(&w->pkt);
+	pb_reset(&w->pkt);
 }
 
 /* A packet of the sequence at time ns (a delta from the packet before). */
 static void begin_packet(struct pf_writer *w, uint64_t ns)
 {
-	reset(&w->pkt);
+	pb_reset(&w->pkt);
 	pb_uint(&w->pkt, TP_TIMESTAMP, ns - w->last_ns);
 	w->last_ns = ns;
 	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
@@ -262,7 +135,7 @@ static void begin_packet(struct pf_writer *w, uint64_t ns)
 /* The interned entry (iid, text) of kind field, added to this packet. */
 static void intern_entry(struct pf_writer *w, unsigned field, uint64_t iid, const char *text)
 {
-	reset(&w->sub);
+	pb_reset(&w->sub);
 	pb_uint(&w->sub, INTERNED_IID, iid);
 	pb_str(&w->sub, INTERNED_NAME, text);
 	pb_msg(&w->interned, field, &w->sub);
@@ -313,7 +186,7 @@ static void put_interned(struct pf_writer *w)
 {
 	if (w->interned.len)
 		pb_msg(&w->pkt, TP_INTERNED, &w->interned);
-	reset(&w->interned);
+	pb_reset(&w->interned);
 }
 
 /* The first packet: state cleared, the clock, the annotation names, and a
@@ -322,24 +195,24 @@ static void first_packet(struct pf_writer *w)
 {
 	struct pb *p = &w->pkt;
 
-	reset(p);
+	pb_reset(p);
 	pb_uint(p, TP_SEQ_ID, w->seq_id);
 	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED | SEQ_NEEDS);
 	pb_uint(p, TP_FIRST_ON_SEQ, 1);
 	/* Clock 64: ns deltas, starting at the job's origin on REALTIME. */
-	reset(&w->sub);
+	pb_reset(&w->sub);
 	pb_uint(&w->sub, CLOCK_ID, CLOCK_OURS);
 	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
 	pb_uint(&w->sub, CLOCK_INCREMENTAL, 1);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_msg(&w->te, CS_CLOCKS, &w->sub);
-	reset(&w->sub);
+	pb_reset(&w->sub);
 	pb_uint(&w->sub, CLOCK_ID, CLOCK_REALTIME_ID);
 	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
 	pb_msg(&w->te, CS_CLOCKS, &w->sub);
 	pb_uint(&w->te, CS_PRIMARY_CLOCK, CLOCK_REALTIME_ID);
 	pb_msg(p, TP_CLOCK_SNAPSHOT, &w->te);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, DEF_CLOCK_ID, CLOCK_OURS);
 	pb_msg(p, TP_DEFAULTS, &w->te);
 	for (unsigned i = 1; i < sizeof(annotation_names) / sizeof(annotation_names[0]); i++)
@@ -348,9 +221,9 @@ static void first_packet(struct pf_writer *w)
 	w->last_ns = w->job->origin_ns;
 	emit_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
-	reset(p);
+	pb_reset(p);
 	pb_uint(p, TP_SEQ_ID, w->seq_id);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, TD_UUID, 0);
 	pb_uint(&w->te, TD_PROCESS_ORDERING, 1);
 	pb_msg(p, TP_TRACK_DESCRIPTOR, &w->te);
@@ -359,7 +232,7 @@ static void first_packet(struct pf_writer *w)
 
 static void descriptor(struct pf_writer *w, const struct pb *td)
 {
-	reset(&w->pkt);
+	pb_reset(&w->pkt);
 	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
 	pb_msg(&w->pkt, TP_TRACK_DESCRIPTOR, td);
 	emit_packet(w);
@@ -381,9 +254,9 @@ static uint64_t process_track(struct pf_writer *w, const struct dc_node *n, __u3
 		return uuid;
 	uuid = w->next_uuid++;
 	dc_hashtab_put(w->tracks, key, K_PROCESS, uuid);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, TD_UUID, uuid);
-	reset(&w->sub);
+	pb_reset(&w->sub);
 	/* The pid Perfetto knows the process by is its track's: a node's own
 	 * pids collide with other nodes' (the OS pid is in the labels), and
 	 * its threads name the same pid (thread_track). */
@@ -413,10 +286,10 @@ static uint64_t thread_track(struct pf_writer *w, const struct dc_node *n, __u32
 	parent = process_track(w, n, pid);
 	uuid = w->next_uuid++;
 	dc_hashtab_put(w->tracks, key, K_THREAD, uuid);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, TD_UUID, uuid);
 	pb_uint(&w->te, TD_PARENT, parent);
-	reset(&w->sub);
+	pb_reset(&w->sub);
 	/* Perfetto's pids and tids are per trace: a node's own numbers could
 	 * collide with another node's, so they go in the name only. */
 	pb_uint(&w->sub, THD_PID, (uint32_t)parent);
@@ -588,7 +461,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	if (w->interned.len) {
 		o = put_key_len(o, TP_INTERNED, w->interned.len);
 		o = (uint8_t *)emit((char *)o, (const char *)w->interned.p, w->interned.len);
-		reset(&w->interned);
+		pb_reset(&w->interned);
 	}
 	o = put_key_len(o, TP_TRACK_EVENT, te);
 	o = put_field(o, TE_TYPE, SLICE_BEGIN);
@@ -625,19 +498,19 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 
 		uuid = w->next_uuid++;
 		dc_hashtab_put(w->tracks, key ^ ((uint64_t)c->func << 20), K_COUNTER, uuid);
-		reset(&w->te);
+		pb_reset(&w->te);
 		pb_uint(&w->te, TD_UUID, uuid);
 		pb_uint(&w->te, TD_PARENT, parent);
 		snprintf(name, sizeof(name), "%s %s calls", f ? dc_reader_string(n->r, f->category) : "?",
 			 f ? dc_reader_string(n->r, f->name) : "?");
 		pb_str(&w->te, TD_NAME, name);
-		reset(&w->sub);
+		pb_reset(&w->sub);
 		pb_uint(&w->sub, CD_UNIT, UNIT_COUNT);
 		pb_msg(&w->te, TD_COUNTER, &w->sub);
 		descriptor(w, &w->te);
 	}
 	begin_packet(w, wall_ns);
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, TE_TYPE, COUNTER);
 	pb_uint(&w->te, TE_TRACK, uuid);
 	pb_uint(&w->te, TE_COUNTER_VALUE, c->count);
@@ -654,7 +527,7 @@ static void facts(struct pf_writer *w)
 	const struct dc_node *part = w->job->part;
 	char text[1024];
 
-	reset(&w->te);
+	pb_reset(&w->te);
 	pb_uint(&w->te, TD_UUID, w->facts_uuid);
 	if (part)
 		snprintf(text, sizeof(text), "DataCrumbs: %s: lost events and damaged files", part->hdr.hostname);
@@ -684,7 +557,7 @@ static void facts(struct pf_writer *w)
 		if (!k)
 			continue;
 		begin_packet(w, w->last_ns);
-		reset(&w->te);
+		pb_reset(&w->te);
 		pb_uint(&w->te, TE_TYPE, INSTANT);
 		pb_uint(&w->te, TE_TRACK, w->facts_uuid);
 		pb_str(&w->te, TE_NAME, text);
