@@ -15,34 +15,33 @@
 #define PT_REGS_PARM6(x) ((x)->r9)
 #endif
 
-static const struct dc_stack empty_stack;
-
-static __always_inline struct dc_stack *thread_stack(__u32 tid)
+/*
+ * The thread's call stack if its process is traced, else NULL. As with the
+ * system call frames, only a traced process's threads get a stack, and a
+ * process leaves the job only by ending: a thread with a stack is traced.
+ */
+static __always_inline struct dc_stack *traced_stack(__u32 tgid)
 {
-	struct dc_stack *st = bpf_map_lookup_elem(&dc_stacks, &tid);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, task, 0, 0);
 
-	if (st)
+	if (st || !dc_is_tracked(tgid))
 		return st;
-	bpf_map_update_elem(&dc_stacks, &tid, &empty_stack, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&dc_stacks, &tid);
+	st = bpf_task_storage_get(&dc_stacks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		dc_count(DC_STAT_STACK_FULL);
+	return st;
 }
 
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct dc_stack *st;
+	struct dc_stack *st = traced_stack(bpf_get_current_pid_tgid() >> 32);
 	struct dc_frame *f;
 	__u32 d;
 
-	if (!dc_is_tracked(id >> 32))
+	if (!st)
 		return 0;
-	st = thread_stack(tid);
-	if (!st) {
-		dc_count(DC_STAT_STACK_FULL);
-		return 0;
-	}
 	d = st->depth;
 	st->depth = d + 1;
 	if (d >= DC_MAX_DEPTH) {
@@ -65,16 +64,12 @@ int BPF_KPROBE(dc_call_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_call_exit, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
+	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, bpf_get_current_task_btf(), 0, 0);
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	struct dc_stack *st;
 	struct dc_frame *f;
 	__u32 d;
 
-	if (!dc_is_tracked(id >> 32))
-		return 0;
-	st = bpf_map_lookup_elem(&dc_stacks, &tid);
+	/* No stack: not a traced thread, or no entry seen. */
 	if (!st || st->depth == 0)
 		return 0;
 	d = st->depth - 1;

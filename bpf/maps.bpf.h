@@ -10,7 +10,6 @@
 #include "dc_event.h"
 
 #define DC_MAX_PROCS 65536
-#define DC_MAX_THREADS 32768
 
 /* One user-level call open on a thread. */
 struct dc_frame {
@@ -58,10 +57,12 @@ struct {
 	__type(value, __u32);
 } dc_tracked SEC(".maps") __weak;
 
+/* A traced thread's open user-level calls, in the task itself: found
+ * without hashing, freed with the task, and no limit on threads. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DC_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct dc_stack);
 } dc_stacks SEC(".maps") __weak;
 

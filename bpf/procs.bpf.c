@@ -222,12 +222,12 @@ int dc_exit(void *ctx)
 	struct task_struct *task;
 	__s32 code;
 
+	/* A thread's call stack and system call frame go with its task. */
 	if (!dc_is_tracked(tgid)) {
 		if (dc_skip_comm[0][0] && tid == tgid)
 			bpf_map_delete_elem(&dc_skipped, &tgid);
 		return 0;
 	}
-	bpf_map_delete_elem(&dc_stacks, &tid);
 	task = (struct task_struct *)bpf_get_current_task();
 	/* Only the last thread out ends the process. */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)

@@ -206,7 +206,7 @@ struct dc_profile_val {
 /* Slots of the per-CPU statistics array. */
 enum dc_stat {
 	DC_STAT_LOST,       /* ring buffer full: event dropped */
-	DC_STAT_STACK_FULL, /* deeper than DC_MAX_DEPTH or no thread slot */
+	DC_STAT_STACK_FULL, /* deeper than DC_MAX_DEPTH, or no memory for a thread's frame */
 	DC_STAT_MAP_FULL,   /* a profile or tracking map was full */
 	DC_NR_STATS,
 };

@@ -26,8 +26,9 @@ awk -v s="$seen" -v l="$lost" -v a="$start" -v b="$end" -v m="$peak_kib" 'BEGIN 
 # The 16 MiB ring buffer is mapped twice into the agent: 32 MiB of it.
 [ "$peak_kib" -lt $((80 * 1024)) ] || fail "agent peak RSS ${peak_kib} KiB"
 
-# 50,000 threads over a process's life, then 20,000 files: the per-thread
-# maps are emptied as threads end, and nothing overflows.
+# 50,000 threads over a process's life, then 20,000 files: nothing
+# overflows, and no process is left tracked. (A thread's call stack and
+# system call frame are task storage, which the kernel frees with it.)
 "$DC_AGENT" -o "$TMP/out" -j churn -p "$set" --match-env DC_TEST_CHURN=1 --ready-file "$TMP/ready" 2>"$TMP/churn.err" &
 agent=$!
 for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
@@ -35,7 +36,6 @@ mkdir -p "$TMP/c" "$TMP/f"
 DC_TEST_CHURN=1 "$DC_WORKLOADS/threads_churn" "$TMP/c" 50000
 DC_TEST_CHURN=1 "$DC_WORKLOADS/many_files" "$TMP/f" 20000
 sleep 0.3
-assert_eq "$(map_entries dc_stacks)" "0" "per-thread call stacks left after the threads ended"
 assert_eq "$(map_entries dc_tracked)" "0" "tracked processes left after they exited"
 kill -TERM "$agent"
 wait "$agent"
