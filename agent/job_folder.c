@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Parents of the output folder, as mkdir -p makes them. */
@@ -81,4 +83,26 @@ int dc_job_folder_open(char *base, const char *job, uid_t uid, gid_t gid, char *
 		return -1;
 	}
 	return open_job(base, job, uid, gid, err, errlen);
+}
+
+void dc_job_default_id(char *out, size_t len)
+{
+	const char *slurm = getenv("SLURM_JOB_ID");
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (slurm && *slurm) {
+		snprintf(out, len, "%s", slurm);
+		return;
+	}
+	localtime_r(&t, &tm);
+	snprintf(out, len, "local-%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
+}
+
+int dc_job_id_valid(const char *id)
+{
+	if (!*id || strlen(id) >= 64 || id[0] == '.')
+		return 0;
+	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
 }

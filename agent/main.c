@@ -31,12 +31,11 @@
 #include "datacrumbs.skel.h"
 #include "job_folder.h"
 #include "launch.h"
+#include "node_header.h"
 #include "nodefile.h"
 #include "options.h"
 #include "probes.h"
 #include "recorder.h"
-#include "test_hooks.h"
-#include "topology.h"
 
 #define POLL_MS 50
 #define FLUSH_MS 1000
@@ -251,73 +250,6 @@ static int attach_probes(struct agent *a)
 
 /* ---- the node file ---- */
 
-static void default_job_id(char *out, size_t len)
-{
-	const char *slurm = getenv("SLURM_JOB_ID");
-	time_t t = time(NULL);
-	struct tm tm;
-
-	if (slurm && *slurm) {
-		snprintf(out, len, "%s", slurm);
-		return;
-	}
-	localtime_r(&t, &tm);
-	snprintf(out, len, "local-%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)getpid());
-}
-
-static int valid_job_id(const char *id)
-{
-	if (!*id || strlen(id) >= 64 || id[0] == '.')
-		return 0;
-	return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == strlen(id);
-}
-
-static void read_boot_id(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-
-	out[0] = 0;
-	if (!f)
-		return;
-	if (fgets(out, len, f))
-		out[strcspn(out, "\n")] = 0;
-	fclose(f);
-}
-
-/* Monotonic and wall clocks read as close together as this machine allows. */
-static void clock_refs(__u64 *mono, __u64 *real)
-{
-	__u64 best = ~0ull;
-
-	for (int i = 0; i < 5; i++) {
-		__u64 m0 = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME), m1 = now_ns(CLOCK_MONOTONIC);
-
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			*mono = m0 + (m1 - m0) / 2;
-			*real = r + dc_test_clock_skew_ns();
-		}
-	}
-}
-
-static void fill_header(struct agent *a, struct dc_node_header *h, const char *job)
-{
-	memset(h, 0, sizeof(*h));
-	snprintf(h->job_id, sizeof(h->job_id), "%s", job);
-	gethostname(h->hostname, sizeof(h->hostname) - 1);
-	read_boot_id(h->boot_id, sizeof(h->boot_id));
-	clock_refs(&h->monotonic_ref_ns, &h->realtime_ref_ns);
-	h->agent_pid = getpid();
-	h->mode = a->opt.s.mode;
-	h->interval_ms = a->opt.s.interval_ms;
-	h->uid = a->uid;
-	h->ncpus = a->ncpus;
-	if (dc_topology_summary(h->topology, sizeof(h->topology)))
-		snprintf(h->topology, sizeof(h->topology), "unknown");
-	snprintf(h->agent_version, sizeof(h->agent_version), "%s", DC_VERSION);
-}
-
 /*
  * The job, its user and its control socket are settled before the command
  * starts: the command inherits DC_JOB_ID and DC_AGENT_SOCKET, so that MPI
@@ -332,8 +264,8 @@ static int resolve_job(struct agent *a)
 	if (a->opt.s.job_id)
 		snprintf(a->job, sizeof(a->job), "%s", a->opt.s.job_id);
 	else
-		default_job_id(a->job, sizeof(a->job));
-	if (!valid_job_id(a->job)) {
+		dc_job_default_id(a->job, sizeof(a->job));
+	if (!dc_job_id_valid(a->job)) {
 		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", a->job);
 		return -1;
 	}
@@ -370,7 +302,7 @@ static int create_node_file(struct agent *a)
 		die_msg("%s", err);
 		return -1;
 	}
-	fill_header(a, &h, a->job);
+	dc_node_header_fill(&h, a->job, a->opt.s.mode, a->opt.s.interval_ms, a->uid, a->ncpus);
 	for (int i = 1; i < 1000; i++) {
 		if (i == 1)
 			snprintf(name, sizeof(name), "%s%s", h.hostname, DC_NODE_SUFFIX);
