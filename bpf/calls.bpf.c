@@ -15,28 +15,10 @@
 #define PT_REGS_PARM6(x) ((x)->r9)
 #endif
 
-/*
- * The thread's call stack if its process is traced, else NULL. As with the
- * system call frames, only a traced process's threads get a stack, and a
- * process leaves the job only by ending: a thread with a stack is traced.
- */
-static __always_inline struct dc_stack *traced_stack(__u32 tgid)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, task, 0, 0);
-
-	if (st || !dc_is_tracked(tgid))
-		return st;
-	st = bpf_task_storage_get(&dc_stacks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st)
-		dc_count(DC_STAT_STACK_FULL);
-	return st;
-}
-
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
-	struct dc_stack *st = traced_stack(bpf_get_current_pid_tgid() >> 32);
+	struct dc_stack *st = dc_traced_storage(&dc_stacks, bpf_get_current_pid_tgid() >> 32);
 	struct dc_frame *f;
 	__u32 d;
 

@@ -141,6 +141,27 @@ static __always_inline void dc_count(__u32 stat)
 		*v += 1;
 }
 
+/*
+ * This thread's entry of a task-storage map (its call stack, its system
+ * call frame) if its process is traced, else NULL. Only a traced process's
+ * threads get one, and a process leaves the job only by ending: a thread
+ * with an entry is traced, with no hash lookup. The others look dc_tracked
+ * up each time (a process joins by exec, --pid or registering, and is
+ * found then).
+ */
+static __always_inline void *dc_traced_storage(void *map, __u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	void *v = bpf_task_storage_get(map, task, 0, 0);
+
+	if (v || !dc_is_tracked(tgid))
+		return v;
+	v = bpf_task_storage_get(map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!v)
+		dc_count(DC_STAT_STACK_FULL);
+	return v;
+}
+
 static __always_inline struct dc_config *dc_settings(void)
 {
 	__u32 zero = 0;

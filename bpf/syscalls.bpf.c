@@ -14,26 +14,6 @@
 #include <bpf/bpf_tracing.h>
 #include "emit.bpf.h"
 
-/*
- * The thread's frame if its process is traced, else NULL. Only a traced
- * process's threads get a frame, and a process leaves the job only by
- * ending: a thread with a frame is traced, with no hash lookup. The others
- * look up each time (a process joins the job by exec, by --pid or by
- * registering, and is found then).
- */
-static __always_inline struct dc_sysframe *traced_frame(__u32 tgid)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dc_sysframe *f = bpf_task_storage_get(&dc_sysframes, task, 0, 0);
-
-	if (f || !dc_is_tracked(tgid))
-		return f;
-	f = bpf_task_storage_get(&dc_sysframes, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!f)
-		dc_count(DC_STAT_STACK_FULL);
-	return f;
-}
-
 SEC("tp_btf/sys_enter")
 int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 {
@@ -43,7 +23,7 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 
 	/* The array first: most system calls of most processes stop there. */
 	cookie = bpf_map_lookup_elem(&dc_syscalls, &key);
-	if (!cookie || !*cookie || !(f = traced_frame(bpf_get_current_pid_tgid() >> 32)))
+	if (!cookie || !*cookie || !(f = dc_traced_storage(&dc_sysframes, bpf_get_current_pid_tgid() >> 32)))
 		return 0;
 	/* tp_btf reads the registers directly, with no probe_read helper each. */
 	f->cookie = *cookie;
