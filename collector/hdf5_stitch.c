@@ -96,18 +96,18 @@ static char *check_part(const struct dc_job *job, size_t i, const char *path, st
 	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (f < 0)
 		return said("part %s%s is not an HDF5 file dc-merge --part wrote", path, "");
-	id = attr_read_str(f, "job_id");
-	file = attr_read_str(f, "node_file");
-	attr_read_u64(f, "node", &node);
-	attr_read_u64(f, "node_file_bytes", &bytes);
-	attr_read_u64(f, "path_base", &base);
-	attr_read_u64(f, "time_origin_unix_ns", &origin);
-	attr_read_u64(f, "events", &p->events);
-	attr_read_u64(f, "counters", &p->counters);
-	attr_read_u64(f, "events_skipped_damaged", &p->skipped);
-	p->skip_reason = attr_read_str(f, "skipped_because");
-	ev = rows_of(f, "events");
-	ct = rows_of(f, "counters");
+	id = attr_read_str(f, DC_H5_ATTR_JOB_ID);
+	file = attr_read_str(f, DC_H5_ATTR_NODE_FILE);
+	attr_read_u64(f, DC_H5_ATTR_NODE, &node);
+	attr_read_u64(f, DC_H5_ATTR_NODE_FILE_BYTES, &bytes);
+	attr_read_u64(f, DC_H5_ATTR_PATH_BASE, &base);
+	attr_read_u64(f, DC_H5_ATTR_ORIGIN, &origin);
+	attr_read_u64(f, DC_H5_ATTR_EVENTS, &p->events);
+	attr_read_u64(f, DC_H5_ATTR_COUNTERS, &p->counters);
+	attr_read_u64(f, DC_H5_ATTR_SKIPPED, &p->skipped);
+	p->skip_reason = attr_read_str(f, DC_H5_ATTR_SKIPPED_BECAUSE);
+	ev = rows_of(f, DC_H5_EVENTS);
+	ct = rows_of(f, DC_H5_COUNTERS);
 	if (!id || strcmp(id, job->id))
 		why = said("part %s is of job %s, not this one", path, id ? id : "?");
 	else if (!file || strcmp(file, dc_node_file_name(n)) || node != i)
@@ -179,7 +179,7 @@ static int write_paths(hid_t file, const struct dc_job *job)
 	for (size_t i = 0; i < job->nnodes; i++)
 		for (__u32 id = 1; id <= dc_reader_nstrings(job->nodes[i].r); id++)
 			v[k++] = dc_reader_string(job->nodes[i].r, id);
-	rc = dc_h5_write_strings(file, "paths", v, n);
+	rc = dc_h5_write_strings(file, DC_H5_PATHS, v, n);
 	free(v);
 	return rc;
 }
@@ -223,8 +223,8 @@ int dc_hdf5_stitch(struct dc_job *job, const char *parts_dir, const char *parts_
 		snprintf(err, errlen, "cannot create the HDF5 file %s", out);
 		goto out;
 	}
-	if (virtual_table(file, "events", dc_h5_event_type(), job, parts, parts_ref, false) ||
-	    virtual_table(file, "counters", dc_h5_counter_type(), job, parts, parts_ref, true) ||
+	if (virtual_table(file, DC_H5_EVENTS, dc_h5_event_type(), job, parts, parts_ref, false) ||
+	    virtual_table(file, DC_H5_COUNTERS, dc_h5_counter_type(), job, parts, parts_ref, true) ||
 	    dc_h5_funcs_map(&funcs, job) || dc_h5_write_functions(file, &funcs) || write_paths(file, job) ||
 	    dc_h5_write_processes(file, job) || dc_h5_write_nodes(file, job, problem) ||
 	    dc_h5_finish_file(file, job, events)) {

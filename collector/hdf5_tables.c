@@ -88,21 +88,21 @@ hid_t dc_h5_event_type(void)
 {
 	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_event));
 
-	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_event, ts_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_event, dur_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "node", HOFFSET(struct h5_event, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "level", HOFFSET(struct h5_event, level), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "pid", HOFFSET(struct h5_event, pid), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "tid", HOFFSET(struct h5_event, tid), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "rank", HOFFSET(struct h5_event, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "function", HOFFSET(struct h5_event, function), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "fd", HOFFSET(struct h5_event, fd), H5T_NATIVE_INT32);
-	H5Tinsert(t, "ret", HOFFSET(struct h5_event, ret), H5T_NATIVE_INT64);
-	H5Tinsert(t, "req", HOFFSET(struct h5_event, req), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "bytes", HOFFSET(struct h5_event, bytes), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "offset", HOFFSET(struct h5_event, offset), H5T_NATIVE_INT64);
-	H5Tinsert(t, "path", HOFFSET(struct h5_event, path), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "flags", HOFFSET(struct h5_event, flags), H5T_NATIVE_UINT8);
+	DC_H5_COLUMN(t, struct h5_event, ts_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_event, dur_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_event, node, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_event, level, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_event, pid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_event, tid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_event, rank, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_event, function, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_event, fd, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_event, ret, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_event, req, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_event, bytes, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_event, offset, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_event, path, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_event, flags, H5T_NATIVE_UINT8);
 	return t;
 }
 
@@ -110,15 +110,15 @@ hid_t dc_h5_counter_type(void)
 {
 	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_counter));
 
-	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_counter, ts_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "node", HOFFSET(struct h5_counter, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "level", HOFFSET(struct h5_counter, level), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "pid", HOFFSET(struct h5_counter, pid), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "rank", HOFFSET(struct h5_counter, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "function", HOFFSET(struct h5_counter, function), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "count", HOFFSET(struct h5_counter, count), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "time_ns", HOFFSET(struct h5_counter, time_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "bytes", HOFFSET(struct h5_counter, bytes), H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_counter, ts_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_counter, node, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_counter, level, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_counter, pid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_counter, rank, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_counter, function, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_counter, count, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_counter, time_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_counter, bytes, H5T_NATIVE_UINT64);
 	return t;
 }
 
@@ -142,35 +142,26 @@ int dc_h5_write_strings(hid_t file, const char *name, const char **v, size_t n)
 
 int dc_h5_write_functions(hid_t file, const struct dc_h5_funcs *w)
 {
-	struct fn_row { const char *name, *level; } *rows = calloc(w->nfns + 1, sizeof(*rows));
+	struct h5_function_row *rows = calloc(w->nfns + 1, sizeof(*rows));
 	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(*rows)), s = dc_h5_vlen_string();
 	int rc;
 
 	if (!rows)
 		return -1;
 	for (size_t i = 0; i < w->nfns; i++)
-		rows[i] = (struct fn_row){ w->fn_names[i], w->levels.v[w->fn_levels[i]] };
-	H5Tinsert(t, "name", HOFFSET(struct fn_row, name), s);
-	H5Tinsert(t, "level", HOFFSET(struct fn_row, level), s);
+		rows[i] = (struct h5_function_row){ w->fn_names[i], w->levels.v[w->fn_levels[i]] };
+	DC_H5_COLUMN(t, struct h5_function_row, name, s);
+	DC_H5_COLUMN(t, struct h5_function_row, level, s);
 	H5Tclose(s);
-	rc = dc_h5_write_rows(file, "functions", t, rows, w->nfns);
+	rc = dc_h5_write_rows(file, DC_H5_FUNCTIONS, t, rows, w->nfns);
 	free(rows);
-	return rc ? rc : dc_h5_write_strings(file, "levels", w->levels.v, w->levels.n);
+	return rc ? rc : dc_h5_write_strings(file, DC_H5_LEVELS, w->levels.v, w->levels.n);
 }
-
-struct proc_row {
-	uint16_t node;
-	uint32_t pid, ppid;
-	int32_t rank, world_size;
-	const char *command, *label;
-	uint8_t exited;
-	int32_t exit_status;
-};
 
 int dc_h5_write_processes(hid_t file, const struct dc_job *job)
 {
 	size_t n = 0, k = 0;
-	struct proc_row *rows;
+	struct h5_process_row *rows;
 	char (*labels)[128];
 	hid_t t, s = dc_h5_vlen_string();
 	int rc;
@@ -188,40 +179,32 @@ int dc_h5_write_processes(hid_t file, const struct dc_job *job)
 			const struct dc_process *pr = &nd->procs[p];
 
 			dc_process_label(nd, pr, labels[k], sizeof(labels[k]));
-			rows[k] = (struct proc_row){ i, pr->pid, pr->ppid, pr->rank, pr->world_size, pr->comm,
+			rows[k] = (struct h5_process_row){ i, pr->pid, pr->ppid, pr->rank, pr->world_size, pr->comm,
 						     labels[k], pr->exited, pr->exit_status };
 		}
 	}
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct proc_row));
-	H5Tinsert(t, "node", HOFFSET(struct proc_row, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "pid", HOFFSET(struct proc_row, pid), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "ppid", HOFFSET(struct proc_row, ppid), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "rank", HOFFSET(struct proc_row, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "world_size", HOFFSET(struct proc_row, world_size), H5T_NATIVE_INT32);
-	H5Tinsert(t, "command", HOFFSET(struct proc_row, command), s);
-	H5Tinsert(t, "label", HOFFSET(struct proc_row, label), s);
-	H5Tinsert(t, "exited", HOFFSET(struct proc_row, exited), H5T_NATIVE_UINT8);
-	H5Tinsert(t, "exit_status", HOFFSET(struct proc_row, exit_status), H5T_NATIVE_INT32);
+	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_process_row));
+	DC_H5_COLUMN(t, struct h5_process_row, node, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_process_row, pid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_process_row, ppid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_process_row, rank, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_process_row, world_size, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_process_row, command, s);
+	DC_H5_COLUMN(t, struct h5_process_row, label, s);
+	DC_H5_COLUMN(t, struct h5_process_row, exited, H5T_NATIVE_UINT8);
+	DC_H5_COLUMN(t, struct h5_process_row, exit_status, H5T_NATIVE_INT32);
 	H5Tclose(s);
-	rc = dc_h5_write_rows(file, "processes", t, rows, n);
+	rc = dc_h5_write_rows(file, DC_H5_PROCESSES, t, rows, n);
 	free(rows);
 	free(labels);
 	return rc;
 }
 
-struct node_row {
-	const char *host, *file, *topology, *incomplete, *skipped_because;
-	uint64_t events, skipped, lost, monotonic_ref_ns, realtime_ref_ns;
-	int64_t clock_shift_ns, mpi_clock_offset_ns;
-	int64_t mpi_clock_error_ns; /* -1: not measured */
-	uint32_t mode;
-};
-
 int dc_h5_write_nodes(hid_t file, const struct dc_job *job, char *const *problem_of)
 {
-	struct node_row *rows = calloc(job->nnodes + 1, sizeof(*rows));
+	struct h5_node_row *rows = calloc(job->nnodes + 1, sizeof(*rows));
 	char **said = calloc(job->nnodes + 1, sizeof(*said));
-	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct node_row)), s = dc_h5_vlen_string();
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_node_row)), s = dc_h5_vlen_string();
 	int rc;
 
 	if (!rows || !said) {
@@ -236,28 +219,28 @@ int dc_h5_write_nodes(hid_t file, const struct dc_job *job, char *const *problem
 		if (problem_of && problem_of[i] &&
 		    asprintf(&said[i], "%s%s%s", problem, *problem ? "; " : "", problem_of[i]) >= 0)
 			problem = said[i];
-		rows[i] = (struct node_row){ n->hdr.hostname, n->path, n->hdr.topology, problem,
+		rows[i] = (struct h5_node_row){ n->hdr.hostname, n->path, n->hdr.topology, problem,
 					     n->skip_reason ? n->skip_reason : "", n->events, n->skipped, n->lost,
 					     n->hdr.monotonic_ref_ns, n->hdr.realtime_ref_ns, n->clock_shift_ns,
 					     n->mpi_offset_ns,
 					     n->mpi_error_ns == UINT64_MAX ? -1 : (int64_t)n->mpi_error_ns, n->hdr.mode };
 	}
-	H5Tinsert(t, "host", HOFFSET(struct node_row, host), s);
-	H5Tinsert(t, "file", HOFFSET(struct node_row, file), s);
-	H5Tinsert(t, "topology", HOFFSET(struct node_row, topology), s);
-	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), s);
-	H5Tinsert(t, "skipped_because", HOFFSET(struct node_row, skipped_because), s);
-	H5Tinsert(t, "events", HOFFSET(struct node_row, events), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "events_skipped_damaged", HOFFSET(struct node_row, skipped), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "lost", HOFFSET(struct node_row, lost), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "monotonic_ref_ns", HOFFSET(struct node_row, monotonic_ref_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "realtime_ref_ns", HOFFSET(struct node_row, realtime_ref_ns), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "clock_shift_ns", HOFFSET(struct node_row, clock_shift_ns), H5T_NATIVE_INT64);
-	H5Tinsert(t, "mpi_clock_offset_ns", HOFFSET(struct node_row, mpi_clock_offset_ns), H5T_NATIVE_INT64);
-	H5Tinsert(t, "mpi_clock_error_ns", HOFFSET(struct node_row, mpi_clock_error_ns), H5T_NATIVE_INT64);
-	H5Tinsert(t, "mode", HOFFSET(struct node_row, mode), H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_node_row, host, s);
+	DC_H5_COLUMN(t, struct h5_node_row, file, s);
+	DC_H5_COLUMN(t, struct h5_node_row, topology, s);
+	DC_H5_COLUMN(t, struct h5_node_row, incomplete, s);
+	DC_H5_COLUMN(t, struct h5_node_row, skipped_because, s);
+	DC_H5_COLUMN(t, struct h5_node_row, events, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, events_skipped_damaged, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, lost, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, monotonic_ref_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, realtime_ref_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, clock_shift_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_offset_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_error_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mode, H5T_NATIVE_UINT32);
 	H5Tclose(s);
-	rc = dc_h5_write_rows(file, "nodes", t, rows, job->nnodes);
+	rc = dc_h5_write_rows(file, DC_H5_NODES, t, rows, job->nnodes);
 	for (size_t i = 0; i < job->nnodes; i++)
 		free(said[i]);
 	free(said);
@@ -291,21 +274,21 @@ void dc_h5_attr_str(hid_t obj, const char *name, const char *v)
 static int describe_datasets(hid_t file)
 {
 	static const char *const text[][2] = {
-		{ "events", "One row per traced call. ts_ns: start, ns after the root attribute time_origin_unix_ns "
+		{ DC_H5_EVENTS, "One row per traced call. ts_ns: start, ns after the root attribute time_origin_unix_ns "
 			    "(Unix epoch ns); dur_ns: ns; node: row of /nodes; level: row of /levels; pid, tid: the "
 			    "node's OS ids; rank: MPI rank, -1 if none; function: row of /functions; fd: -1 if none; "
 			    "ret: the raw return value (a libc call seen at its system call returns -errno on failure); "
 			    "req: bytes asked; bytes: bytes moved; offset: file offset, -1 if none; path: row of /paths "
 			    "(0: no path); flags: bits, as the attribute flags says" },
-		{ "counters", "PROFILE mode: cumulative totals per process and function at ts_ns (ns after "
+		{ DC_H5_COUNTERS, "PROFILE mode: cumulative totals per process and function at ts_ns (ns after "
 			      "time_origin_unix_ns): count calls, time_ns ns in them, bytes moved; node, level, pid, "
 			      "rank, function as in /events" },
-		{ "functions", "name and level (as a string) of each function index of /events and /counters" },
-		{ "levels", "level names, by the index /events and /counters use" },
-		{ "paths", "file paths, by the index /events uses; 0 is \"\": no path" },
-		{ "processes", "node, pid, ppid, rank (-1: none), world_size, command, label as timelines name it, "
+		{ DC_H5_FUNCTIONS, "name and level (as a string) of each function index of /events and /counters" },
+		{ DC_H5_LEVELS, "level names, by the index /events and /counters use" },
+		{ DC_H5_PATHS, "file paths, by the index /events uses; 0 is \"\": no path" },
+		{ DC_H5_PROCESSES, "node, pid, ppid, rank (-1: none), world_size, command, label as timelines name it, "
 			       "exited, exit_status (a wait status)" },
-		{ "nodes", "one row per node file: host, file, topology, incomplete (why it ends early), "
+		{ DC_H5_NODES, "one row per node file: host, file, topology, incomplete (why it ends early), "
 			   "skipped_because, events in the node file, events_skipped_damaged, lost (events the agent "
 			   "could not record), monotonic_ref_ns and realtime_ref_ns (the clock pair), clock_shift_ns "
 			   "(ns added to map the node's clock to the job's), mpi_clock_offset_ns and "
@@ -327,7 +310,7 @@ static int describe_datasets(hid_t file)
 	len += snprintf(flags + len, len < sizeof(flags) ? sizeof(flags) - len : 0, "%s0x%02x %s", len ? "; " : "", bit, meaning);
 	DC_EV_FLAGS(DC_EV_TEXT)
 #undef DC_EV_TEXT
-	if ((d = H5Dopen2(file, "events", H5P_DEFAULT)) >= 0) {
+	if ((d = H5Dopen2(file, DC_H5_EVENTS, H5P_DEFAULT)) >= 0) {
 		dc_h5_attr_str(d, "flags", flags);
 		H5Dclose(d);
 	}
@@ -336,14 +319,14 @@ static int describe_datasets(hid_t file)
 
 int dc_h5_finish_file(hid_t file, const struct dc_job *job, uint64_t events)
 {
-	dc_h5_attr_str(file, "job_id", job->id);
-	dc_h5_attr_str(file, "tool", "DataCrumbs " DC_VERSION);
-	dc_h5_attr_u64(file, "time_origin_unix_ns", job->origin_ns);
-	dc_h5_attr_u64(file, "events", events);
+	dc_h5_attr_str(file, DC_H5_ATTR_JOB_ID, job->id);
+	dc_h5_attr_str(file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION);
+	dc_h5_attr_u64(file, DC_H5_ATTR_ORIGIN, job->origin_ns);
+	dc_h5_attr_u64(file, DC_H5_ATTR_EVENTS, events);
 	dc_h5_attr_u64(file, "events_in_node_files", job->events);
-	dc_h5_attr_u64(file, "events_skipped_damaged", job->skipped);
-	dc_h5_attr_u64(file, "lost_events", job->lost);
-	dc_h5_attr_u64(file, "nodes", job->nnodes);
+	dc_h5_attr_u64(file, DC_H5_ATTR_SKIPPED, job->skipped);
+	dc_h5_attr_u64(file, DC_H5_ATTR_LOST, job->lost);
+	dc_h5_attr_u64(file, DC_H5_ATTR_NODES, job->nnodes);
 	return describe_datasets(file);
 }
 

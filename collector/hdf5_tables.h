@@ -25,6 +25,42 @@
 #include "nodeset.h"
 #include "strset.h"
 
+/*
+ * The datasets and the attributes, each name written once: writers and
+ * readers (dc-summary, the stitch) use these, so that a name cannot differ
+ * between the side that writes it and the side that looks it up.
+ */
+#define DC_H5_EVENTS "events"
+#define DC_H5_COUNTERS "counters"
+#define DC_H5_FUNCTIONS "functions"
+#define DC_H5_LEVELS "levels"
+#define DC_H5_PATHS "paths"
+#define DC_H5_PROCESSES "processes"
+#define DC_H5_NODES "nodes"
+/* On the root group of a merged or stitched file, and of a part. */
+#define DC_H5_ATTR_JOB_ID "job_id"
+#define DC_H5_ATTR_TOOL "tool"
+#define DC_H5_ATTR_ORIGIN "time_origin_unix_ns"
+#define DC_H5_ATTR_EVENTS "events"
+#define DC_H5_ATTR_SKIPPED "events_skipped_damaged"
+#define DC_H5_ATTR_LOST "lost_events"
+#define DC_H5_ATTR_NODES "nodes"
+/* On a part only (dc-merge --part): what the stitch checks it against. */
+#define DC_H5_ATTR_NODE "node"
+#define DC_H5_ATTR_NODE_FILE "node_file"
+#define DC_H5_ATTR_NODE_FILE_BYTES "node_file_bytes"
+#define DC_H5_ATTR_PATH_BASE "path_base"
+#define DC_H5_ATTR_COUNTERS "counters"
+#define DC_H5_ATTR_SKIPPED_BECAUSE "skipped_because"
+
+/*
+ * A table's column is named by its row's member: DC_H5_COLUMN inserts it
+ * into a compound type, and DC_H5_COL names it for a reader that reads
+ * some columns only (a member the row lacks does not compile).
+ */
+#define DC_H5_COLUMN(t, row, member, h5type) H5Tinsert(t, #member, HOFFSET(row, member), h5type)
+#define DC_H5_COL(row, member) ((void)sizeof(((row *)0)->member), #member)
+
 struct h5_event {
 	uint64_t ts_ns; /* from the job's time origin */
 	uint64_t dur_ns;
@@ -53,6 +89,30 @@ struct h5_counter {
 	uint64_t count;
 	uint64_t time_ns;
 	uint64_t bytes;
+};
+
+/* /functions */
+struct h5_function_row {
+	const char *name, *level;
+};
+
+/* /processes */
+struct h5_process_row {
+	uint16_t node;
+	uint32_t pid, ppid;
+	int32_t rank, world_size;
+	const char *command, *label;
+	uint8_t exited;
+	int32_t exit_status;
+};
+
+/* /nodes */
+struct h5_node_row {
+	const char *host, *file, *topology, *incomplete, *skipped_because;
+	uint64_t events, events_skipped_damaged, lost, monotonic_ref_ns, realtime_ref_ns;
+	int64_t clock_shift_ns, mpi_clock_offset_ns;
+	int64_t mpi_clock_error_ns; /* -1: not measured */
+	uint32_t mode;
 };
 
 /* Functions, unified across the job's nodes by (level, name): the same

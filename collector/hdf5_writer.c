@@ -189,18 +189,18 @@ static void part_attrs(struct h5_writer *w)
 {
 	const struct dc_node *n = w->part;
 
-	dc_h5_attr_str(w->file, "job_id", w->job->id);
-	dc_h5_attr_str(w->file, "tool", "DataCrumbs " DC_VERSION);
-	dc_h5_attr_str(w->file, "node_file", dc_node_file_name(n));
-	dc_h5_attr_u64(w->file, "node", n->index);
-	dc_h5_attr_u64(w->file, "nodes", w->job->nnodes);
-	dc_h5_attr_u64(w->file, "node_file_bytes", dc_h5_file_bytes(n->path));
-	dc_h5_attr_u64(w->file, "path_base", w->path_base);
-	dc_h5_attr_u64(w->file, "time_origin_unix_ns", w->job->origin_ns);
-	dc_h5_attr_u64(w->file, "events", w->events.written);
-	dc_h5_attr_u64(w->file, "events_skipped_damaged", n->skipped);
-	dc_h5_attr_str(w->file, "skipped_because", n->skip_reason ? n->skip_reason : "");
-	dc_h5_attr_u64(w->file, "counters", w->counters.written);
+	dc_h5_attr_str(w->file, DC_H5_ATTR_JOB_ID, w->job->id);
+	dc_h5_attr_str(w->file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION);
+	dc_h5_attr_str(w->file, DC_H5_ATTR_NODE_FILE, dc_node_file_name(n));
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE, n->index);
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODES, w->job->nnodes);
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE_FILE_BYTES, dc_h5_file_bytes(n->path));
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_PATH_BASE, w->path_base);
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_ORIGIN, w->job->origin_ns);
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_EVENTS, w->events.written);
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_SKIPPED, n->skipped);
+	dc_h5_attr_str(w->file, DC_H5_ATTR_SKIPPED_BECAUSE, n->skip_reason ? n->skip_reason : "");
+	dc_h5_attr_u64(w->file, DC_H5_ATTR_COUNTERS, w->counters.written);
 }
 
 static int finish(struct h5_writer *w)
@@ -211,7 +211,7 @@ static int finish(struct h5_writer *w)
 		part_attrs(w);
 		return 0;
 	}
-	if (dc_h5_write_functions(w->file, &w->funcs) || dc_h5_write_strings(w->file, "paths", w->paths.v, w->paths.n) ||
+	if (dc_h5_write_functions(w->file, &w->funcs) || dc_h5_write_strings(w->file, DC_H5_PATHS, w->paths.v, w->paths.n) ||
 	    dc_h5_write_processes(w->file, w->job) || dc_h5_write_nodes(w->file, w->job, NULL))
 		return -1;
 	return dc_h5_finish_file(w->file, w->job, w->events.written);
@@ -275,8 +275,8 @@ static void *open_writer(const char *path, const struct dc_job *job, const struc
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported by us, once */
 	w->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	if (w->file < 0 ||
-	    table_create(&w->events, w->file, "events", dc_h5_event_type(), sizeof(struct h5_event), w->packer) ||
-	    table_create(&w->counters, w->file, "counters", dc_h5_counter_type(), sizeof(struct h5_counter), w->packer)) {
+	    table_create(&w->events, w->file, DC_H5_EVENTS, dc_h5_event_type(), sizeof(struct h5_event), w->packer) ||
+	    table_create(&w->counters, w->file, DC_H5_COUNTERS, dc_h5_counter_type(), sizeof(struct h5_counter), w->packer)) {
 		snprintf(err, errlen, "cannot create the HDF5 file %s", path);
 		close_writer(w, 0, err, 0);
 		return NULL;

@@ -38,9 +38,11 @@ static int read_strings(hid_t f, const char *name, struct h5_strings *out)
 	return rc;
 }
 
+/* /functions as read: the strings are the reader's to free. */
 struct h5_fn {
 	char *name, *level;
 };
+_Static_assert(sizeof(struct h5_fn) == sizeof(struct h5_function_row), "a /functions row as written");
 
 struct h5_row {
 	uint64_t ts, dur, bytes;
@@ -52,7 +54,7 @@ struct h5_row {
 
 static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
 {
-	hid_t d = H5Dopen2(f, "functions", H5P_DEFAULT), sp, t, vs;
+	hid_t d = H5Dopen2(f, DC_H5_FUNCTIONS, H5P_DEFAULT), sp, t, vs;
 	int rc = -1;
 
 	if (d < 0)
@@ -61,8 +63,8 @@ static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
 	*n = H5Sget_simple_extent_npoints(sp);
 	vs = dc_h5_vlen_string();
 	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
-	H5Tinsert(t, "name", HOFFSET(struct h5_fn, name), vs);
-	H5Tinsert(t, "level", HOFFSET(struct h5_fn, level), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_function_row, name), HOFFSET(struct h5_fn, name), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_function_row, level), HOFFSET(struct h5_fn, level), vs);
 	*out = calloc(*n + 1, sizeof(**out));
 	if (*out && (!*n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0))
 		rc = 0;
@@ -76,7 +78,7 @@ static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
 static int max_world(hid_t f)
 {
 	struct { int32_t rank, world; } *rows;
-	hid_t d = H5Dopen2(f, "processes", H5P_DEFAULT), sp, t;
+	hid_t d = H5Dopen2(f, DC_H5_PROCESSES, H5P_DEFAULT), sp, t;
 	hssize_t n;
 	int world = 0;
 
@@ -85,8 +87,8 @@ static int max_world(hid_t f)
 	sp = H5Dget_space(d);
 	n = H5Sget_simple_extent_npoints(sp);
 	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "rank", 0, H5T_NATIVE_INT32);
-	H5Tinsert(t, "world_size", 4, H5T_NATIVE_INT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_process_row, rank), 0, H5T_NATIVE_INT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_process_row, world_size), 4, H5T_NATIVE_INT32);
 	rows = calloc(n + 1, sizeof(*rows));
 	if (rows && (!n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0))
 		for (hssize_t i = 0; i < n; i++)
@@ -104,7 +106,7 @@ static void read_attrs(hid_t f, struct job_info *j)
 	hid_t a, t;
 	char *id = NULL;
 
-	if ((a = H5Aopen(f, "job_id", H5P_DEFAULT)) >= 0) {
+	if ((a = H5Aopen(f, DC_H5_ATTR_JOB_ID, H5P_DEFAULT)) >= 0) {
 		t = dc_h5_vlen_string();
 		if (H5Aread(a, t, &id) >= 0 && id)
 			snprintf(j->id, sizeof(j->id), "%s", id);
@@ -112,17 +114,17 @@ static void read_attrs(hid_t f, struct job_info *j)
 		H5Tclose(t);
 		H5Aclose(a);
 	}
-	if ((a = H5Aopen(f, "lost_events", H5P_DEFAULT)) >= 0) {
+	if ((a = H5Aopen(f, DC_H5_ATTR_LOST, H5P_DEFAULT)) >= 0) {
 		H5Aread(a, H5T_NATIVE_ULLONG, &j->lost);
 		H5Aclose(a);
 	}
-	if ((a = H5Aopen(f, "events_skipped_damaged", H5P_DEFAULT)) >= 0) {
+	if ((a = H5Aopen(f, DC_H5_ATTR_SKIPPED, H5P_DEFAULT)) >= 0) {
 		H5Aread(a, H5T_NATIVE_ULLONG, &j->skipped);
 		H5Aclose(a);
 		if (j->skipped)
 			snprintf(j->skip_reason, sizeof(j->skip_reason), "see the nodes table's skipped_because");
 	}
-	if ((a = H5Aopen(f, "nodes", H5P_DEFAULT)) >= 0) {
+	if ((a = H5Aopen(f, DC_H5_ATTR_NODES, H5P_DEFAULT)) >= 0) {
 		unsigned long long n = 0;
 
 		H5Aread(a, H5T_NATIVE_ULLONG, &n);
@@ -136,7 +138,7 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 			  const struct h5_strings *paths)
 {
 	enum { BLOCK = 65536 };
-	hid_t d = H5Dopen2(f, "events", H5P_DEFAULT), fsp, msp, t;
+	hid_t d = H5Dopen2(f, DC_H5_EVENTS, H5P_DEFAULT), fsp, msp, t;
 	struct h5_row *rows = malloc(BLOCK * sizeof(*rows));
 	hsize_t n, start, count;
 	int rc = 0;
@@ -148,14 +150,14 @@ static int take_h5_events(struct summary *s, hid_t f, const struct h5_fn *fns, h
 	fsp = H5Dget_space(d);
 	n = H5Sget_simple_extent_npoints(fsp);
 	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "ts_ns", HOFFSET(struct h5_row, ts), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "dur_ns", HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "bytes", HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "rank", HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "node", HOFFSET(struct h5_row, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "function", HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "path", HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "flags", HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, ts_ns), HOFFSET(struct h5_row, ts), H5T_NATIVE_UINT64);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, dur_ns), HOFFSET(struct h5_row, dur), H5T_NATIVE_UINT64);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, bytes), HOFFSET(struct h5_row, bytes), H5T_NATIVE_UINT64);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, rank), HOFFSET(struct h5_row, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, node), HOFFSET(struct h5_row, node), H5T_NATIVE_UINT16);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, function), HOFFSET(struct h5_row, function), H5T_NATIVE_UINT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, path), HOFFSET(struct h5_row, path), H5T_NATIVE_UINT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, flags), HOFFSET(struct h5_row, flags), H5T_NATIVE_UINT8);
 	s->job.events = n;
 	s->job.first_ns = UINT64_MAX;
 	for (start = 0; !rc && start < n; start += count) {
@@ -193,7 +195,7 @@ static int read_nodes(struct summary *s, hid_t f)
 	struct node_row {
 		char *host, *incomplete, *skipped;
 	} *rows;
-	hid_t d = H5Dopen2(f, "nodes", H5P_DEFAULT), sp, t, vs;
+	hid_t d = H5Dopen2(f, DC_H5_NODES, H5P_DEFAULT), sp, t, vs;
 	hssize_t n;
 	int rc = 0;
 
@@ -203,9 +205,9 @@ static int read_nodes(struct summary *s, hid_t f)
 	n = H5Sget_simple_extent_npoints(sp);
 	vs = dc_h5_vlen_string();
 	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, "host", HOFFSET(struct node_row, host), vs);
-	H5Tinsert(t, "incomplete", HOFFSET(struct node_row, incomplete), vs);
-	H5Tinsert(t, "skipped_because", HOFFSET(struct node_row, skipped), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_node_row, host), HOFFSET(struct node_row, host), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_node_row, incomplete), HOFFSET(struct node_row, incomplete), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_node_row, skipped_because), HOFFSET(struct node_row, skipped), vs);
 	rows = n > 0 ? calloc(n, sizeof(*rows)) : NULL;
 	if (rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
 		for (hssize_t i = 0; i < n; i++) {
@@ -240,7 +242,7 @@ int dc_summary_from_h5(struct summary *s, const char *path)
 		fprintf(stderr, "dc-summary: %s is not an HDF5 file dc-merge wrote\n", path);
 		return -1;
 	}
-	rc = read_functions(f, &fns, &nfns) || read_strings(f, "paths", &paths) ? -1 : 0;
+	rc = read_functions(f, &fns, &nfns) || read_strings(f, DC_H5_PATHS, &paths) ? -1 : 0;
 	if (!rc) {
 		read_attrs(f, &s->job);
 		for (hssize_t i = 0; i < nfns; i++)
