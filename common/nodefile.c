@@ -288,14 +288,49 @@ int dc_writer_event(struct dc_writer *w, const struct dc_event *e)
 	return 0;
 }
 
+/* Start order; the outer call first when two start together. */
+static inline bool starts_before(const struct dc_event *x, const struct dc_event *y)
+{
+	return x->ts < y->ts || (x->ts == y->ts && x->dur > y->dur);
+}
+
 static int by_ts(const void *a, const void *b)
 {
 	const struct dc_event *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	/* The outer call first when two start together. */
-	return x->dur > y->dur ? -1 : x->dur < y->dur;
+	return starts_before(x, y) ? -1 : starts_before(y, x);
+}
+
+/*
+ * Events arrive as calls end and a chunk is kept in start order. Arrival
+ * order is nearly that already: a call is out of place only by the calls
+ * that ended while it ran (those it contains, and other threads' and
+ * CPUs'), so an insertion sort does a chunk in one pass and a few moves,
+ * where qsort took a quarter of the agent's time. A chunk far from sorted
+ * (a call that ran through thousands of others, many times) goes to qsort
+ * once the moves pass a few per event.
+ */
+static void sort_events(struct dc_event *ev, __u32 n)
+{
+	size_t moves = 0, budget = 8 * (size_t)n;
+
+	for (__u32 i = 1; i < n; i++) {
+		struct dc_event x;
+		__u32 j = i;
+
+		if (!starts_before(&ev[i], &ev[i - 1]))
+			continue;
+		x = ev[i];
+		while (j > 0 && starts_before(&x, &ev[j - 1]))
+			j--;
+		moves += i - j;
+		if (moves > budget) {
+			qsort(ev, n, sizeof(*ev), by_ts);
+			return;
+		}
+		memmove(&ev[j + 1], &ev[j], (size_t)(i - j) * sizeof(*ev));
+		ev[j] = x;
+	}
 }
 
 static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
@@ -312,7 +347,7 @@ static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 		/* Sorted chunks let the collector merge by time with bounded memory. */
 		const struct dc_event *ev = (const void *)b->data;
 
-		qsort(b->data, b->count, sizeof(*ev), by_ts);
+		sort_events((struct dc_event *)b->data, b->count);
 		h.min_ts = ev[0].ts;
 		for (__u32 i = 0; i < b->count; i++)
 			if (ev[i].ts + ev[i].dur > h.max_ts)

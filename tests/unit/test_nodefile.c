@@ -136,6 +136,59 @@ static void test_round_trip(void **state)
 	assert_int_equal(c.unordered, 0);
 }
 
+/* Events in the order a chunk must not keep: each chunk still reads back
+ * in start order, the outer of two calls that start together first, and
+ * nothing is lost or doubled. Backwards is far from sorted (qsort); a long
+ * call arriving after the calls inside it is near (the insertion sort). */
+static void test_chunks_sorted_whatever_the_arrival(void **state)
+{
+	struct dc_node_header h = header();
+	char err[256];
+	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
+	struct dc_reader *r;
+	struct dc_chunk ch;
+	__u64 sum = 0, want = 0;
+	int events = 0, unordered = 0, ties = 0;
+
+	assert_non_null(w);
+	for (int i = 0; i < 20000; i++) { /* backwards */
+		struct dc_event e = event(100000 - i, 0, 0);
+
+		want += e.ts;
+		assert_int_equal(dc_writer_event(w, &e), 0);
+	}
+	assert_int_equal(dc_writer_flush(w), 0);
+	for (int i = 0; i < 20000; i++) { /* every 4th an outer call, ending after its 3 inner ones */
+		struct dc_event e = event(200000 + i - (i % 4 == 3 ? 3 : 0), 0, 0);
+
+		e.dur = i % 4 == 3 ? 10 : 1;
+		want += e.ts;
+		assert_int_equal(dc_writer_event(w, &e), 0);
+	}
+	assert_int_equal(dc_writer_close(w, NULL), 0);
+	r = dc_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (dc_reader_next(r, &ch) == DC_READ_OK) {
+		if (ch.hdr.type != DC_CHUNK_EVENTS)
+			continue;
+		for (__u32 i = 0; i < ch.hdr.count; i++) {
+			const struct dc_event *e = (const struct dc_event *)ch.data + i, *p = e - 1;
+
+			sum += e->ts;
+			events++;
+			if (i && (e->ts < p->ts || (e->ts == p->ts && e->dur > p->dur)))
+				unordered++;
+			if (i && e->ts == p->ts && p->dur == 10)
+				ties++;
+		}
+	}
+	dc_reader_close(r);
+	assert_int_equal(events, 40000);
+	assert_int_equal(sum, want);
+	assert_int_equal(unordered, 0);
+	assert_int_equal(ties, 5000); /* each outer call just before the inner one it starts with */
+}
+
 static void test_new_file_is_private_and_exclusive(void **state)
 {
 	struct dc_node_header h = header();
@@ -311,6 +364,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_round_trip, setup),
+		cmocka_unit_test_setup(test_chunks_sorted_whatever_the_arrival, setup),
 		cmocka_unit_test_setup(test_new_file_is_private_and_exclusive, setup),
 		cmocka_unit_test_setup(test_symlink_is_refused, setup),
 		cmocka_unit_test_setup(test_truncated_keeps_whole_chunks, setup),
