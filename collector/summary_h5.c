@@ -52,52 +52,61 @@ struct h5_row {
 	uint8_t flags;
 };
 
-static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
+/*
+ * All rows of dataset name as type t (the caller's, to close): a calloc'd
+ * array of *n rows of row_size (one more, zeroed), or NULL when the dataset
+ * is missing or unreadable. Variable-length strings in the rows are the
+ * caller's to free.
+ */
+static void *read_rows(hid_t f, const char *name, hid_t t, size_t row_size, hssize_t *n)
 {
-	hid_t d = H5Dopen2(f, DC_H5_FUNCTIONS, H5P_DEFAULT), sp, t, vs;
-	int rc = -1;
+	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp;
+	void *rows;
 
+	*n = 0;
 	if (d < 0)
-		return -1;
+		return NULL;
 	sp = H5Dget_space(d);
 	*n = H5Sget_simple_extent_npoints(sp);
-	vs = dc_h5_vlen_string();
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn));
-	H5Tinsert(t, DC_H5_COL(struct h5_function_row, name), HOFFSET(struct h5_fn, name), vs);
-	H5Tinsert(t, DC_H5_COL(struct h5_function_row, level), HOFFSET(struct h5_fn, level), vs);
-	*out = calloc(*n + 1, sizeof(**out));
-	if (*out && (!*n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, *out) >= 0))
-		rc = 0;
-	H5Tclose(t);
-	H5Tclose(vs);
+	rows = *n >= 0 ? calloc(*n + 1, row_size) : NULL;
+	if (rows && *n && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
+		free(rows);
+		rows = NULL;
+	}
+	if (!rows)
+		*n = 0;
 	H5Sclose(sp);
 	H5Dclose(d);
-	return rc;
+	return rows;
+}
+
+static int read_functions(hid_t f, struct h5_fn **out, hssize_t *n)
+{
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_fn)), vs = dc_h5_vlen_string();
+
+	H5Tinsert(t, DC_H5_COL(struct h5_function_row, name), HOFFSET(struct h5_fn, name), vs);
+	H5Tinsert(t, DC_H5_COL(struct h5_function_row, level), HOFFSET(struct h5_fn, level), vs);
+	*out = read_rows(f, DC_H5_FUNCTIONS, t, sizeof(struct h5_fn), n);
+	H5Tclose(t);
+	H5Tclose(vs);
+	return *out ? 0 : -1;
 }
 
 static int max_world(hid_t f)
 {
-	struct { int32_t rank, world; } *rows;
-	hid_t d = H5Dopen2(f, DC_H5_PROCESSES, H5P_DEFAULT), sp, t;
+	struct row { int32_t rank, world; } *rows;
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
 	hssize_t n;
 	int world = 0;
 
-	if (d < 0)
-		return 0;
-	sp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(sp);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
-	H5Tinsert(t, DC_H5_COL(struct h5_process_row, rank), 0, H5T_NATIVE_INT32);
-	H5Tinsert(t, DC_H5_COL(struct h5_process_row, world_size), 4, H5T_NATIVE_INT32);
-	rows = calloc(n + 1, sizeof(*rows));
-	if (rows && (!n || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0))
-		for (hssize_t i = 0; i < n; i++)
-			if (rows[i].world > world)
-				world = rows[i].world;
+	H5Tinsert(t, DC_H5_COL(struct h5_process_row, rank), HOFFSET(struct row, rank), H5T_NATIVE_INT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_process_row, world_size), HOFFSET(struct row, world), H5T_NATIVE_INT32);
+	rows = read_rows(f, DC_H5_PROCESSES, t, sizeof(*rows), &n);
+	for (hssize_t i = 0; i < n; i++)
+		if (rows[i].world > world)
+			world = rows[i].world;
 	free(rows);
 	H5Tclose(t);
-	H5Sclose(sp);
-	H5Dclose(d);
 	return world;
 }
 
@@ -195,36 +204,28 @@ static int read_nodes(struct summary *s, hid_t f)
 	struct node_row {
 		char *host, *incomplete, *skipped;
 	} *rows;
-	hid_t d = H5Dopen2(f, DC_H5_NODES, H5P_DEFAULT), sp, t, vs;
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(*rows)), vs = dc_h5_vlen_string();
 	hssize_t n;
 	int rc = 0;
 
-	if (d < 0)
-		return 0;
-	sp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(sp);
-	vs = dc_h5_vlen_string();
-	t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
 	H5Tinsert(t, DC_H5_COL(struct h5_node_row, host), HOFFSET(struct node_row, host), vs);
 	H5Tinsert(t, DC_H5_COL(struct h5_node_row, incomplete), HOFFSET(struct node_row, incomplete), vs);
 	H5Tinsert(t, DC_H5_COL(struct h5_node_row, skipped_because), HOFFSET(struct node_row, skipped), vs);
-	rows = n > 0 ? calloc(n, sizeof(*rows)) : NULL;
-	if (rows && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) {
-		for (hssize_t i = 0; i < n; i++) {
-			if (rows[i].host)
-				dc_io_table_host(s->io, i, rows[i].host);
-			if (rows[i].incomplete && *rows[i].incomplete && dc_summary_add_warning(s, rows[i].host, rows[i].incomplete))
-				rc = -1;
-			if (rows[i].skipped && *rows[i].skipped && dc_summary_add_warning(s, rows[i].host, rows[i].skipped))
-				rc = -1;
-		}
-		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, rows);
+	rows = read_rows(f, DC_H5_NODES, t, sizeof(*rows), &n);
+	for (hssize_t i = 0; i < n; i++) {
+		if (rows[i].host)
+			dc_io_table_host(s->io, i, rows[i].host);
+		if (rows[i].incomplete && *rows[i].incomplete && dc_summary_add_warning(s, rows[i].host, rows[i].incomplete))
+			rc = -1;
+		if (rows[i].skipped && *rows[i].skipped && dc_summary_add_warning(s, rows[i].host, rows[i].skipped))
+			rc = -1;
+		free(rows[i].host);
+		free(rows[i].incomplete);
+		free(rows[i].skipped);
 	}
 	free(rows);
 	H5Tclose(t);
 	H5Tclose(vs);
-	H5Sclose(sp);
-	H5Dclose(d);
 	return rc;
 }
 
