@@ -13,6 +13,8 @@
 # Usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]   (defaults 5 rounds, 16m)
 # PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
+warn_bpf_stats
 build=$(cd "${1:?usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]}" && pwd)
 rounds=${2:-5}
 block=${3:-16m}

@@ -8,6 +8,8 @@
 # one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
+warn_bpf_stats
 build=${1:?usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]}
 calls=${2:-200000}
 rounds=${3:-5}
