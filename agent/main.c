@@ -561,7 +561,9 @@ static void report(struct agent *a, unsigned long long events, int err)
 		fprintf(stderr, "; raise --ringbuf-mb\n");
 	}
 	if (deep)
-		fprintf(stderr, "dc-agent: warning: %llu calls nested deeper than %d levels were not traced\n",
+		fprintf(stderr,
+			"dc-agent: warning: %llu calls were not traced: nested deeper than %d levels, or on a thread "
+			"the kernel had no memory to keep a frame for\n",
 			deep, DC_MAX_DEPTH);
 	if (full)
 		fprintf(stderr, "dc-agent: warning: %llu updates found a BPF map full\n", full);
