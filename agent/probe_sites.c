@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "probe_sites.h"
 #include "symbols.h"
+#include "dc_event.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -582,4 +583,34 @@ void dc_code_site(const struct dc_code *c, unsigned long entry, unsigned argregs
 		out->reason = DC_SITE_ENTRY_NO_EMULATED;
 	}
 	cs_free(insn, 1);
+}
+
+/* ---- a probe's cookie and its site ---- */
+
+/* The C argument registers a probe reads at entry (bit i-1 for position i). */
+unsigned dc_site_argregs(__u64 slots)
+{
+	unsigned regs = 0;
+
+	for (int s = 0; s < DC_NR_SLOTS; s++) {
+		unsigned pos = (slots >> (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS)) & 7;
+
+		if (pos >= 1 && pos <= 6)
+			regs |= 1u << (pos - 1);
+	}
+	return regs;
+}
+
+/* The cookie's argument positions, as the site finds them (a prefix may move
+ * an argument to another register before the site). */
+__u64 dc_site_slots(__u64 slots, const struct dc_site *site)
+{
+	for (int s = 0; s < DC_NR_SLOTS; s++) {
+		int shift = DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS;
+		unsigned pos = (slots >> shift) & 7;
+
+		if (pos >= 1 && pos <= 6)
+			slots = (slots & ~(7ull << shift)) | ((__u64)site->argpos[pos - 1] << shift);
+	}
+	return slots;
 }

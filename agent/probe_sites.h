@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 /* Why a site was chosen: X(name, text). */
 #define DC_SITE_REASONS(X)                                                                       \
@@ -63,5 +64,12 @@ void dc_code_site(const struct dc_code *c, unsigned long entry, unsigned argregs
 void dc_code_free(struct dc_code *c);
 
 const char *dc_site_reason_text(enum dc_site_reason r);
+
+/* A probe's cookie names, per slot, the C argument position (1-6) that
+ * holds what the slot reads (dc_event.h). The argument registers it reads
+ * (argregs for dc_code_site), and the cookie's slots rewritten to where the
+ * site found each argument. */
+unsigned dc_site_argregs(__u64 slots);
+__u64 dc_site_slots(__u64 slots, const struct dc_site *site);
 
 #endif

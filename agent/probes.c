@@ -5,7 +5,6 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <regex.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "datacrumbs.skel.h"
 #include "dc_event.h"
 #include "hashtab.h"
+#include "links.h"
 #include "probe_sites.h"
 #include "symbols.h"
 #include "uprobe_multi.h"
@@ -243,34 +243,6 @@ static int add_syscall_function(struct dc_probes *p, const struct dc_probe_set *
 	return 1;
 }
 
-/* The C argument registers a probe reads at entry (bit i-1 for position i). */
-static unsigned arg_registers(__u64 argbits)
-{
-	unsigned regs = 0;
-
-	for (int s = 0; s < DC_NR_SLOTS; s++) {
-		unsigned pos = (argbits >> (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS)) & 7;
-
-		if (pos >= 1 && pos <= 6)
-			regs |= 1u << (pos - 1);
-	}
-	return regs;
-}
-
-/* The cookie's argument positions, as the site finds them (a prefix may move
- * an argument to another register before the site). */
-static __u64 args_at_site(__u64 argbits, const struct dc_site *site)
-{
-	for (int s = 0; s < DC_NR_SLOTS; s++) {
-		int shift = DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS;
-		unsigned pos = (argbits >> shift) & 7;
-
-		if (pos >= 1 && pos <= 6)
-			argbits = (argbits & ~(7ull << shift)) | ((__u64)site->argpos[pos - 1] << shift);
-	}
-	return argbits;
-}
-
 static struct dc_code *code_for(struct dc_probes *p, const char *lib)
 {
 	char err[512];
@@ -327,7 +299,7 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 	}
 	if (dc_hashtab_put(p->attached, libkey, offset, id))
 		return -1;
-	dc_code_site(t->code, offset, arg_registers(argbits), &site);
+	dc_code_site(t->code, offset, dc_site_argregs(argbits), &site);
 	if (site.offset != (unsigned long)offset)
 		t->moved++;
 	if (p->verbose)
@@ -346,7 +318,7 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 		t->cap = cap;
 	}
 	t->offsets[t->n] = site.offset;
-	t->cookies[t->n] = args_at_site(argbits, &site) | id;
+	t->cookies[t->n] = dc_site_slots(argbits, &site) | id;
 	t->n++;
 	return 0;
 }
@@ -608,53 +580,13 @@ const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id
 	return id < p->nfns ? &p->fns[id] : NULL;
 }
 
-#define DETACH_THREADS 64
-
-struct detach_work {
-	struct bpf_link **links;
-	size_t n, stride;
-};
-
-static void *detach_some(void *arg)
-{
-	struct detach_work *w = arg;
-
-	for (size_t i = 0; i < w->n; i += w->stride)
-		bpf_link__destroy(w->links[i]);
-	return NULL;
-}
-
-/*
- * Removing a uprobe waits for an RCU grace period (~100 ms here), one after
- * another when done in a loop: 90 probes took 10 s. Waiters on several
- * threads share grace periods, so the links are destroyed side by side.
- */
-static void detach_all(struct bpf_link **links, size_t n)
-{
-	pthread_t tids[DETACH_THREADS];
-	struct detach_work work[DETACH_THREADS];
-	size_t nthreads = n < DETACH_THREADS ? n : DETACH_THREADS, started = 0;
-
-	for (size_t t = 0; t < nthreads; t++) {
-		work[t] = (struct detach_work){ links + t, n - t, nthreads };
-		if (pthread_create(&tids[t], NULL, detach_some, &work[t]))
-			break;
-		started++;
-	}
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
-	/* Whatever a thread could not be started for is done here. */
-	for (size_t t = started; t < nthreads; t++)
-		detach_some(&work[t]);
-}
-
 void dc_probes_destroy(struct dc_probes *p)
 {
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nlink_fds; i++)
 		close(p->link_fds[i]);
-	detach_all(p->links, p->nlinks);
+	dc_links_destroy(p->links, p->nlinks);
 	for (size_t i = 0; i < p->nfns; i++)
 		free(p->fns[i].name);
 	for (size_t i = 0; i < p->ncategories; i++)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "probe_sites.h"
+#include "dc_event.h"
 #include "symbols.h"
 
 struct fixture {
@@ -113,6 +114,24 @@ static void test_arguments_moved(void **state)
 	expect_site(state, "pf_lost", 0x2, 0, DC_SITE_ENTRY_ARGS);
 	expect_site(state, "pf_lost", 0x1, 8, DC_SITE_PREFIX_EMULATED);
 	expect_args(state, "pf_lost", 0x1, "1-----");
+}
+
+/* The cookie's slots follow the arguments: pf_moved's site has argument 1
+ * in rsi (2) and argument 2 in rdx (3); other fields of the cookie stay. */
+static void test_cookie_slots_at_site(void **state)
+{
+	struct fixture *f = *state;
+	long entry = dc_elf_offset(f->syms, "pf_moved");
+	__u64 slots = (1ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_BYTES * DC_SLOT_BITS)) |
+		      (2ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_OFFSET * DC_SLOT_BITS)) | DC_COOKIE_CLOSES;
+	__u64 want = (2ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_BYTES * DC_SLOT_BITS)) |
+		     (3ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_OFFSET * DC_SLOT_BITS)) | DC_COOKIE_CLOSES;
+	struct dc_site s;
+
+	assert_int_equal(dc_site_argregs(slots), 0x3);
+	dc_code_site(f->code, entry, dc_site_argregs(slots), &s);
+	assert_int_equal(s.reason, DC_SITE_PREFIX_MOVED);
+	assert_true(dc_site_slots(slots, &s) == want);
 }
 
 static void test_rsp_moved_first(void **state)
@@ -224,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_other_function_jumps_into_prefix),
 		cmocka_unit_test(test_argument_written_first),
 		cmocka_unit_test(test_arguments_moved),
+		cmocka_unit_test(test_cookie_slots_at_site),
 		cmocka_unit_test(test_rsp_moved_first),
 		cmocka_unit_test(test_return_slot_written_first),
 		cmocka_unit_test(test_push_at_entry),
