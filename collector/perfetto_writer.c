@@ -107,13 +107,8 @@ static void emit_packet(struct pf_writer *w)
 	}
 	/* The packet's key and length, then the packet, straight into the
 	 * output buffer. */
-	if ((o = (uint8_t *)reserve(&w->o, n + 11))) {
-		*o++ = TRACE_PACKET << 3 | 2;
-		for (size_t v = n; ; v >>= 7) {
-			*o++ = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
-			if (v < 0x80)
-				break;
-		}
+	if ((o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, n)))) {
+		o = put_key_len(o, TRACE_PACKET, n);
 		memcpy(o, w->pkt.p, n);
 		w->o.len = (char *)o + n - w->o.buf;
 	}
@@ -357,28 +352,44 @@ static struct end pop_end(struct pf_writer *w)
 	return top;
 }
 
-/* A slice end on track at ns: timestamp delta, sequence, flags, and a
- * TrackEvent of its type and track. */
-static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
+/* Every call packet begins so: its timestamp (a delta from the packet
+ * before), the sequence, and its flags. */
+static inline unsigned head_size(const struct pf_writer *w, uint64_t ns)
 {
-	unsigned te = field_size(TE_TYPE, SLICE_END) + field_size(TE_TRACK, track);
-	unsigned pkt = field_size(TP_TIMESTAMP, ns - w->last_ns) + field_size(TP_SEQ_ID, w->seq_id) +
-		       field_size(TP_SEQ_FLAGS, SEQ_NEEDS) + nested_size(TP_TRACK_EVENT, te);
+	return field_size(TP_TIMESTAMP, ns - w->last_ns) + field_size(TP_SEQ_ID, w->seq_id) +
+	       field_size(TP_SEQ_FLAGS, SEQ_NEEDS);
+}
+
+/* Room for a call packet of pkt bytes, and its key, length and head. */
+static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, unsigned pkt)
+{
 	uint8_t *o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt));
 
 	if (!o) {
 		w->err = w->o.err;
-		return;
+		return NULL;
 	}
 	o = put_key_len(o, TRACE_PACKET, pkt);
 	o = put_field(o, TP_TIMESTAMP, ns - w->last_ns);
 	o = put_field(o, TP_SEQ_ID, w->seq_id);
 	o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
+	w->last_ns = ns;
+	return o;
+}
+
+/* A slice end on track at ns: the head, and a TrackEvent of its type and
+ * track. */
+static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
+{
+	unsigned te = field_size(TE_TYPE, SLICE_END) + field_size(TE_TRACK, track);
+	uint8_t *o = put_head(w, ns, head_size(w, ns) + nested_size(TP_TRACK_EVENT, te));
+
+	if (!o)
+		return;
 	o = put_key_len(o, TP_TRACK_EVENT, te);
 	o = put_field(o, TE_TYPE, SLICE_END);
 	o = put_field(o, TE_TRACK, track);
 	w->o.len = (char *)o - w->o.buf;
-	w->last_ns = ns;
 }
 
 /* Every slice that ends by ns, ended. */
@@ -410,7 +421,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	const struct dc_func *f = dc_node_func(n, e->func);
 	__u32 nstrings = dc_reader_nstrings(n->r);
 	struct annotation ann[6];
-	uint64_t track, name, cat = 0, path = 0, dt;
+	uint64_t track, name, cat = 0, path = 0;
 	unsigned na = 0, te, pkt;
 	uint8_t *o;
 
@@ -445,19 +456,11 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		te += field_size(TE_CATEGORY_IIDS, cat);
 	for (unsigned i = 0; i < na; i++)
 		te += nested_size(TE_DEBUG, annotation_size(&ann[i]));
-	dt = wall_ns - w->last_ns;
-	pkt = field_size(TP_TIMESTAMP, dt) + field_size(TP_SEQ_ID, w->seq_id) +
-	      field_size(TP_SEQ_FLAGS, SEQ_NEEDS) + nested_size(TP_TRACK_EVENT, te);
+	pkt = head_size(w, wall_ns) + nested_size(TP_TRACK_EVENT, te);
 	if (w->interned.len)
 		pkt += nested_size(TP_INTERNED, w->interned.len);
-	if (!(o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt)))) {
-		w->err = w->o.err;
+	if (!(o = put_head(w, wall_ns, pkt)))
 		return -1;
-	}
-	o = put_key_len(o, TRACE_PACKET, pkt);
-	o = put_field(o, TP_TIMESTAMP, dt);
-	o = put_field(o, TP_SEQ_ID, w->seq_id);
-	o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
 	if (w->interned.len) {
 		o = put_key_len(o, TP_INTERNED, w->interned.len);
 		o = (uint8_t *)emit((char *)o, (const char *)w->interned.p, w->interned.len);
@@ -475,7 +478,6 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = put_field(o, ann[i].field, ann[i].v);
 	}
 	w->o.len = (char *)o - w->o.buf;
-	w->last_ns = wall_ns;
 	if (push_end(w, wall_ns + e->dur, track))
 		w->err = ENOMEM;
 	if (w->o.err && !w->err) /* the writing thread's failure (a full disk) */

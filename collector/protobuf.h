@@ -20,58 +20,6 @@ struct pb {
 	bool oom;
 };
 
-/* Grows b for n more bytes; on failure sets oom and empties it. */
-void pb_grow(struct pb *b, size_t n);
-
-static inline __attribute__((always_inline)) void pb_room(struct pb *b, size_t n)
-{
-	if (b->len + n > b->cap)
-		pb_grow(b, n);
-}
-
-static inline __attribute__((always_inline)) void pb_varint(struct pb *b, uint64_t v)
-{
-	pb_room(b, 10);
-	if (b->oom)
-		return;
-	if (v < 0x80) { /* field keys, small values: most varints */
-		b->p[b->len++] = (uint8_t)v;
-		return;
-	}
-	while (v >= 0x80) {
-		b->p[b->len++] = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	b->p[b->len++] = (uint8_t)v;
-}
-
-static inline void pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-	pb_varint(b, (uint64_t)field << 3);
-	pb_varint(b, v);
-}
-
-static inline void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
-{
-	pb_varint(b, (uint64_t)field << 3 | 2);
-	pb_varint(b, n);
-	pb_room(b, n);
-	if (!b->oom) {
-		memcpy(b->p + b->len, data, n);
-		b->len += n;
-	}
-}
-
-static inline void pb_str(struct pb *b, unsigned field, const char *s)
-{
-	pb_bytes(b, field, s, strlen(s));
-}
-
-static inline void pb_msg(struct pb *b, unsigned field, const struct pb *m)
-{
-	pb_bytes(b, field, m->p, m->len);
-}
-
 /*
  * The hot path (a call's slice begin and end) does not build nested
  * messages and copy them into their parents: it sizes every field first,
@@ -117,6 +65,49 @@ static inline unsigned field_size(unsigned field, uint64_t v)
 static inline unsigned nested_size(unsigned field, uint64_t n)
 {
 	return vsize((uint64_t)field << 3 | 2) + vsize(n) + n;
+}
+
+/* Grows b for n more bytes; on failure sets oom and empties it. */
+void pb_grow(struct pb *b, size_t n);
+
+static inline __attribute__((always_inline)) void pb_room(struct pb *b, size_t n)
+{
+	if (b->len + n > b->cap)
+		pb_grow(b, n);
+}
+
+static inline __attribute__((always_inline)) void pb_varint(struct pb *b, uint64_t v)
+{
+	pb_room(b, 10);
+	if (!b->oom)
+		b->len = put_varint(b->p + b->len, v) - b->p;
+}
+
+static inline void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	pb_varint(b, (uint64_t)field << 3);
+	pb_varint(b, v);
+}
+
+static inline void pb_bytes(struct pb *b, unsigned field, const void *data, size_t n)
+{
+	pb_varint(b, (uint64_t)field << 3 | 2);
+	pb_varint(b, n);
+	pb_room(b, n);
+	if (!b->oom) {
+		memcpy(b->p + b->len, data, n);
+		b->len += n;
+	}
+}
+
+static inline void pb_str(struct pb *b, unsigned field, const char *s)
+{
+	pb_bytes(b, field, s, strlen(s));
+}
+
+static inline void pb_msg(struct pb *b, unsigned field, const struct pb *m)
+{
+	pb_bytes(b, field, m->p, m->len);
 }
 
 static inline void pb_reset(struct pb *b)
