@@ -18,7 +18,7 @@
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
-	struct dc_stack *st = dc_traced_storage(&dc_stacks, bpf_get_current_pid_tgid() >> 32);
+	struct dc_stack *st = dc_traced_storage(&dc_stacks);
 	struct dc_frame *f;
 	__u32 d;
 

@@ -23,7 +23,7 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 
 	/* The array first: most system calls of most processes stop there. */
 	cookie = bpf_map_lookup_elem(&dc_syscalls, &key);
-	if (!cookie || !*cookie || !(f = dc_traced_storage(&dc_sysframes, bpf_get_current_pid_tgid() >> 32)))
+	if (!cookie || !*cookie || !(f = dc_traced_storage(&dc_sysframes)))
 		return 0;
 	/* tp_btf reads the registers directly, with no probe_read helper each. */
 	f->cookie = *cookie;
