@@ -46,7 +46,8 @@ int BPF_KPROBE(dc_call_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_call_exit, long ret)
 {
-	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, bpf_get_current_task_btf(), 0, 0);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, task, 0, 0);
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct dc_frame *f;
 	__u32 d;
@@ -62,7 +63,7 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 	/* A return without its entry (probe attached mid-call, longjmp): drop it. */
 	if (f->cookie != cookie)
 		return 0;
-	dc_finish(cookie, f->ts, f->args, ret, d, 0);
+	dc_finish(task, cookie, f->ts, f->args, ret, d, 0);
 	return 0;
 }
 

@@ -153,11 +153,15 @@ static __always_inline __u64 dc_wakeup(void)
 										 : BPF_RB_NO_WAKEUP;
 }
 
-/* Reports one finished call; path-taking calls carry the path string. */
-static __always_inline void dc_finish(__u64 cookie, __u64 ts, const __u64 *args, long ret,
-				      __u32 depth, __u8 flags)
+/*
+ * Reports one finished call of the current task; path-taking calls carry
+ * the path string. The ids are read from the task itself: a load, where
+ * bpf_get_current_pid_tgid() is a helper call.
+ */
+static __always_inline void dc_finish(struct task_struct *task, __u64 cookie, __u64 ts, const __u64 *args,
+				      long ret, __u32 depth, __u8 flags)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = (__u64)task->tgid << 32 | (__u32)task->pid;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 rk = dc_retkind(cookie);
 	struct dc_msg_call *m;

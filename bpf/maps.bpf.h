@@ -154,8 +154,8 @@ static __always_inline void *dc_traced_storage(void *map)
 	struct task_struct *task = bpf_get_current_task_btf();
 	void *v = bpf_task_storage_get(map, task, 0, 0);
 
-	/* The process is looked up (and its id read) only for a thread with none. */
-	if (v || !dc_is_tracked(bpf_get_current_pid_tgid() >> 32))
+	/* The process is looked up only for a thread with none. */
+	if (v || !dc_is_tracked(task->tgid))
 		return v;
 	v = bpf_task_storage_get(map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!v)

@@ -41,14 +41,15 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
-	struct dc_sysframe *f = bpf_task_storage_get(&dc_sysframes, bpf_get_current_task_btf(), 0, 0);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dc_sysframe *f = bpf_task_storage_get(&dc_sysframes, task, 0, 0);
 	__u64 ts;
 
 	if (!f || !f->ts)
 		return 0;
 	ts = f->ts;
 	f->ts = 0;
-	dc_finish(f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL);
+	dc_finish(task, f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL);
 	return 0;
 }
 
