@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time per call of 1-byte writes to /dev/null: bare, under an empty
 # uprobe+uretprobe pair at libc write's entry (attached as a uprobe_multi
-# link, and as classic perf-event uprobes), under bpftrace's uprobe+uretprobe
+# link, and as classic perf-event uprobes), under the empty system-call
+# tracepoints (the floor where dc-agent observes write), under bpftrace's uprobe+uretprobe
 # on the same function, counting only (what a user would reach for), and
 # under dc-agent in trace and profile modes. Runs are interleaved, ROUNDS
 # times, and the medians compared, so that the ratios come from one run on
@@ -32,6 +33,7 @@ for _ in $(seq "$rounds"); do
 	runs[bare]+="$("$loop" "$calls") "
 	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
 	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
+	runs[sysfloor]+="$("$build/bench/empty_probe" --no-func --syscalls "$loop" "$calls") "
 	runs[bpftrace]+="$(bpftrace_run "$calls") "
 	runs[trace_posix]+="$(agent trace posix) "
 	runs[profile_posix]+="$(agent profile posix) "
@@ -46,9 +48,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 lost=$( (grep -o '[0-9]* events lost' "$tmp/agent.err" || true) | awk '{s += $1} END {print s + 0}')
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
-printf '  %-34s %8s ns\n' "bare" "${med[bare]}" \
+printf '  %-40s %8s ns\n' "bare" "${med[bare]}" \
 	"empty uprobe+uretprobe, uprobe_multi" "${med[floor]}" \
 	"empty uprobe+uretprobe, perf event" "${med[classic]}" \
+	"empty system-call tracepoints" "${med[sysfloor]}" \
 	"bpftrace uprobe+uretprobe, counting" "${med[bpftrace]}" \
 	"dc-agent trace, posix" "${med[trace_posix]}" \
 	"dc-agent profile, posix" "${med[profile_posix]}" \
@@ -61,4 +64,9 @@ echo "  profile posix                $(cost "${med[profile_posix]}" "${med[bpftr
 echo "  trace posix+stdio+syscalls   $(cost "${med[trace_all]}" "${med[bpftrace]}")"
 echo "  profile posix+stdio+syscalls $(cost "${med[profile_all]}" "${med[bpftrace]}")"
 echo "  empty pair at the entry      $(cost "${med[floor]}" "${med[bpftrace]}")"
+echo "  empty system-call tracepoints $(cost "${med[sysfloor]}" "${med[bpftrace]}")"
+# The floor of what dc-agent uses for write: its cost over the floor's.
+over() { awk -v a="$1" -v b="${med[sysfloor]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
+echo "cost per call as a ratio to the empty system-call tracepoints': trace posix $(over "${med[trace_posix]}")," \
+	"profile posix $(over "${med[profile_posix]}")"
 echo "lost events in all agent runs: $lost"

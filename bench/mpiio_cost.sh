@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Time per MPI_File_write_at of 4 KiB (IOR's MPIIO transfer, one rank, page
+# cache), side by side in one run: bare; under Darshan and Darshan DXT
+# (LD_PRELOAD); under the mechanism's floor, an empty uprobe+uretprobe at the
+# function's entry plus the empty system-call tracepoints (what any eBPF tool
+# that sees both the MPI-IO call and its pwrite pays); and under dc-agent in
+# trace and profile modes. Rounds are interleaved and medians compared.
+# Prints ns per call above bare, and checks that the trace holds every call.
+#
+# Usage: mpiio_cost.sh BUILD_DIR [CALLS] [ROUNDS]   (defaults 100000, 5)
+# PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+warn_bpf_stats
+build=$(cd "${1:?usage: mpiio_cost.sh BUILD_DIR [CALLS] [ROUNDS]}" && pwd)
+calls=${2:-100000}
+rounds=${3:-5}
+here=$(cd "$(dirname "$0")" && pwd)
+peers_src=${PEERS_SRC:-$here/../../shared/peers}
+peers=${PEERS_DIR:-$build/peers}
+[ -x "$peers_src/build.sh" ] || { echo "mpiio_cost.sh: no $peers_src/build.sh (set PEERS_SRC)" >&2; exit 2; }
+"$peers_src/build.sh" "$peers" >/dev/null
+loop=$build/bench/mpiio_loop
+agent=$build/agent/dc-agent
+libmpi=$(ldd "$loop" | awk '$1 ~ /^libmpi\.so/ { print $3 }')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-mpiio.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mpi=(mpirun --allow-run-as-root -np 1)
+
+# The agent as a cluster runs it: a daemon started before the job.
+agent_start() { # dir mode sets tag
+	"$agent" -o "$1/out" -j mpiio -m "$2" -p "$3" --match-env "DC_BENCH_RUN=$4" \
+		--ready-file "$1/ready" 2>"$1/agent.err" &
+	agent_pid=$!
+	for _ in $(seq 300); do [ -e "$1/ready" ] && return 0; sleep 0.05; done
+	echo "mpiio_cost.sh: the agent did not start: $(cat "$1/agent.err")" >&2
+	exit 1
+}
+
+agent_stop() {
+	kill -TERM "$agent_pid"
+	wait "$agent_pid" || { echo "mpiio_cost.sh: the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
+}
+
+# run TOOL ROUND: prints the loop's ns per call.
+run() {
+	local tool=$1 dir="$tmp/$1-$2" sets
+	mkdir -p "$dir"
+	case $tool in
+	bare) "${mpi[@]}" "$loop" "$dir/f" "$calls" ;;
+	darshan | dxt)
+		DARSHAN_LOGFILE="$dir/log.darshan" DXT_ENABLE_IO_TRACE=$([ "$tool" = dxt ] && echo 1 || echo 0) \
+			"${mpi[@]}" -x LD_PRELOAD="$peers/lib/libdarshan.so" -x DARSHAN_LOGFILE -x DXT_ENABLE_IO_TRACE \
+			"$loop" "$dir/f" "$calls" ;;
+	floor) "$build/bench/empty_probe" --multi --func "$libmpi" MPI_File_write_at --syscalls \
+		"${mpi[@]}" "$loop" "$dir/f" "$calls" ;;
+	trace* | profile*)
+		sets=mpiio,syscalls
+		case $tool in *_all) sets=posix,stdio,syscalls,mpiio ;; esac
+		agent_start "$dir" "${tool%_all}" "$sets" "$tool-$2"
+		DC_BENCH_RUN="$tool-$2" "${mpi[@]}" "$loop" "$dir/f" "$calls"
+		agent_stop "$dir" ;;
+	esac
+	rm -f "$dir/f"
+}
+
+# calls_traced ROUND: "MPI_File_write_at pwrite" events on the file in the trace.
+calls_traced() {
+	"$build/collector/dc-dump" "$tmp/trace-$1"/out/mpiio/*.dcnode | awk -v f=" path=$tmp/trace-$1/f" '
+		$1 == "event" && index($0, " func=MPI_File_write_at ") && index($0, f) { m++ }
+		$1 == "event" && $0 ~ / func=pwrite(64)? / && index($0, f) { p++ }
+		END { print m + 0, p + 0 }'
+}
+
+tools=(bare darshan dxt floor trace profile trace_all profile_all)
+declare -A runs
+for r in $(seq "$rounds"); do
+	for t in "${tools[@]}"; do runs[$t]+="$(run "$t" "$r") "; done
+done
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+declare -A med
+for t in "${tools[@]}"; do med[$t]=$(echo "${runs[$t]}" | median); done
+above() { awk -v a="${med[$1]}" -v z="${med[bare]}" 'BEGIN { printf "%.0f", a - z }'; }
+lost=$(cat "$tmp"/*/agent.err | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
+
+echo "MPI_File_write_at of 4 KiB, 1 rank, $calls calls x $rounds interleaved rounds, median ns per call"
+printf '  %-46s %9s %12s\n' tool "ns/call" "above bare"
+printf '  %-46s %9s %12s\n' bare "${med[bare]}" 0 \
+	"Darshan (LD_PRELOAD)" "${med[darshan]}" "$(above darshan)" \
+	"Darshan DXT" "${med[dxt]}" "$(above dxt)" \
+	"floor: empty uprobe pair + syscall tracepoints" "${med[floor]}" "$(above floor)" \
+	"dc-agent trace, mpiio+syscalls" "${med[trace]}" "$(above trace)" \
+	"dc-agent profile, mpiio+syscalls" "${med[profile]}" "$(above profile)" \
+	"dc-agent trace, posix+stdio+syscalls+mpiio" "${med[trace_all]}" "$(above trace_all)" \
+	"dc-agent profile, posix+stdio+syscalls+mpiio" "${med[profile_all]}" "$(above profile_all)"
+ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+echo "cost above bare as a ratio: dc-agent trace to the floor $(ratio trace floor)," \
+	"profile to the floor $(ratio profile floor); the floor to DXT $(ratio floor dxt)"
+read -r m p <<<"$(calls_traced "$rounds")"
+echo "calls in the last trace: MPI_File_write_at $m, pwrite $p, of $calls each"
+echo "lost events in all agent runs: $lost"
+[ "$m" -eq "$calls" ] && [ "$p" -eq "$calls" ] || { echo "mpiio_cost.sh: the trace is missing calls" >&2; exit 1; }
