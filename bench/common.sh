@@ -9,3 +9,30 @@ warn_bpf_stats() {
 			"for the product's figures: sysctl -w kernel.bpf_stats_enabled=0" >&2
 	fi
 }
+
+# build_peers BUILD_DIR: builds IOR and Darshan from the shared peers
+# sources (PEERS_SRC) into PEERS_DIR (default BUILD_DIR/peers); sets peers.
+build_peers() {
+	local src=${PEERS_SRC:-$(cd "$(dirname "$0")" && pwd)/../../shared/peers}
+	peers=${PEERS_DIR:-$1/peers}
+	[ -x "$src/build.sh" ] || { echo "$(basename "$0"): no $src/build.sh (set PEERS_SRC)" >&2; exit 2; }
+	"$src/build.sh" "$peers" >/dev/null
+}
+
+# The agent as a cluster runs it: started before the job (dc-prolog) with
+# --match-env, stopped after it (dc-epilog); only the job's time is timed.
+# agent_start AGENT DIR JOB MODE SETS TAG: joins programs started with
+# DC_BENCH_RUN=TAG; output in DIR/out, messages in DIR/agent.err.
+agent_start() {
+	"$1" -o "$2/out" -j "$3" -m "$4" -p "$5" --match-env "DC_BENCH_RUN=$6" \
+		--ready-file "$2/ready" 2>"$2/agent.err" &
+	agent_pid=$!
+	for _ in $(seq 300); do [ -e "$2/ready" ] && return 0; sleep 0.05; done
+	echo "$(basename "$0"): the agent did not start: $(cat "$2/agent.err")" >&2
+	exit 1
+}
+
+agent_stop() { # DIR
+	kill -TERM "$agent_pid"
+	wait "$agent_pid" || { echo "$(basename "$0"): the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
+}

@@ -18,11 +18,7 @@ warn_bpf_stats
 build=$(cd "${1:?usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]}" && pwd)
 rounds=${2:-5}
 block=${3:-16m}
-here=$(cd "$(dirname "$0")" && pwd)
-peers_src=${PEERS_SRC:-$here/../../shared/peers}
-peers=${PEERS_DIR:-$build/peers}
-[ -x "$peers_src/build.sh" ] || { echo "ior_peers.sh: no $peers_src/build.sh (set PEERS_SRC)" >&2; exit 2; }
-"$peers_src/build.sh" "$peers" >/dev/null
+build_peers "$build"
 ior=$peers/bin/ior
 darshan=$peers/lib/libdarshan.so
 agent=$build/agent/dc-agent
@@ -44,21 +40,6 @@ ior_time() { awk '$1 == "write" || $1 == "read" { if ($10 ~ /^[0-9.]+$/ && !seen
 
 now_ns() { date +%s%N; }
 
-# The agent as a cluster runs it: started before the job (dc-prolog) with
-# --match-env, stopped after it (dc-epilog); only the job's time is timed.
-agent_start() { # dir mode sets tag
-	"$agent" -o "$1/out" -j ior -m "$2" -p "$3" --match-env "DC_BENCH_RUN=$4" \
-		--ready-file "$1/ready" 2>"$1/agent.err" &
-	agent_pid=$!
-	for _ in $(seq 300); do [ -e "$1/ready" ] && return 0; sleep 0.05; done
-	echo "ior_peers.sh: the agent did not start: $(cat "$1/agent.err")" >&2
-	exit 1
-}
-
-agent_stop() {
-	kill -TERM "$agent_pid"
-	wait "$agent_pid" || { echo "ior_peers.sh: the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
-}
 
 # run API TOOL ROUND: one IOR job; prints "JOB_WALL IOR_IO_TIME" (seconds).
 run() {
@@ -67,7 +48,7 @@ run() {
 	local args=(-a "$api" -t 4k -b "$block" -F -w -r -o "$dir/data/f")
 	[ "$api" = MPIIO ] && sets=$sets,mpiio
 	case $tool in
-	trace | profile) agent_start "$dir" "$tool" "$sets" "$api-$r" ;;
+	trace | profile) agent_start "$agent" "$dir" ior "$tool" "$sets" "$api-$r" ;;
 	esac
 	t0=$(now_ns)
 	case $tool in

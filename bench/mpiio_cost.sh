@@ -15,32 +15,13 @@ warn_bpf_stats
 build=$(cd "${1:?usage: mpiio_cost.sh BUILD_DIR [CALLS] [ROUNDS]}" && pwd)
 calls=${2:-100000}
 rounds=${3:-5}
-here=$(cd "$(dirname "$0")" && pwd)
-peers_src=${PEERS_SRC:-$here/../../shared/peers}
-peers=${PEERS_DIR:-$build/peers}
-[ -x "$peers_src/build.sh" ] || { echo "mpiio_cost.sh: no $peers_src/build.sh (set PEERS_SRC)" >&2; exit 2; }
-"$peers_src/build.sh" "$peers" >/dev/null
+build_peers "$build"
 loop=$build/bench/mpiio_loop
 agent=$build/agent/dc-agent
 libmpi=$(ldd "$loop" | awk '$1 ~ /^libmpi\.so/ { print $3 }')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-mpiio.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mpi=(mpirun --allow-run-as-root -np 1)
-
-# The agent as a cluster runs it: a daemon started before the job.
-agent_start() { # dir mode sets tag
-	"$agent" -o "$1/out" -j mpiio -m "$2" -p "$3" --match-env "DC_BENCH_RUN=$4" \
-		--ready-file "$1/ready" 2>"$1/agent.err" &
-	agent_pid=$!
-	for _ in $(seq 300); do [ -e "$1/ready" ] && return 0; sleep 0.05; done
-	echo "mpiio_cost.sh: the agent did not start: $(cat "$1/agent.err")" >&2
-	exit 1
-}
-
-agent_stop() {
-	kill -TERM "$agent_pid"
-	wait "$agent_pid" || { echo "mpiio_cost.sh: the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
-}
 
 # run TOOL ROUND: prints the loop's ns per call.
 run() {
@@ -57,7 +38,7 @@ run() {
 	trace* | profile*)
 		sets=mpiio,syscalls
 		case $tool in *_all) sets=posix,stdio,syscalls,mpiio ;; esac
-		agent_start "$dir" "${tool%_all}" "$sets" "$tool-$2"
+		agent_start "$agent" "$dir" mpiio "${tool%_all}" "$sets" "$tool-$2"
 		DC_BENCH_RUN="$tool-$2" "${mpi[@]}" "$loop" "$dir/f" "$calls"
 		agent_stop "$dir" ;;
 	esac
