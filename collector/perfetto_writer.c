@@ -30,6 +30,7 @@
 
 #include "hashtab.h"
 #include "protobuf.h"
+#include "slice_ends.h"
 #include "output.h"
 #include "strset.h"
 #include "text_out.h"
@@ -69,10 +70,6 @@ static const char *const annotation_names[] = { "", "fd", "req", "bytes", "offse
 
 /* ---- the writer ---- */
 
-struct end {
-	uint64_t ns, seq, track;
-};
-
 struct pf_writer {
 	struct text_out o;           /* written on a thread of its own, as the JSON */
 	const struct dc_job *job;
@@ -84,9 +81,7 @@ struct pf_writer {
 	uint32_t **iids[3];
 	struct dc_hashtab *tracks;   /* (node << 32 | id, kind) -> uuid */
 	uint64_t next_uuid;
-	struct end *ends;            /* min-heap by (ns, later begin first) */
-	size_t nends, cap_ends;
-	uint64_t seq;
+	struct dc_slice_ends ends;   /* begun, not yet written */
 	uint64_t seq_id, facts_uuid; /* this file's sequence, and its facts track */
 	char *const *missing;        /* stitch header: per node, why it has no part */
 	unsigned long long written;
@@ -296,62 +291,6 @@ static uint64_t thread_track(struct pf_writer *w, const struct dc_node *n, __u32
 	return uuid;
 }
 
-/* ---- slice ends, in time order ---- */
-
-static bool end_before(const struct end *a, const struct end *b)
-{
-	return a->ns < b->ns || (a->ns == b->ns && a->seq > b->seq); /* nested: the inner first */
-}
-
-static int push_end(struct pf_writer *w, uint64_t ns, uint64_t track)
-{
-	size_t i;
-
-	if (w->nends == w->cap_ends) {
-		size_t cap = w->cap_ends ? w->cap_ends * 2 : 256;
-		struct end *v = realloc(w->ends, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		w->ends = v;
-		w->cap_ends = cap;
-	}
-	i = w->nends++;
-	w->ends[i] = (struct end){ ns, w->seq++, track };
-	while (i && end_before(&w->ends[i], &w->ends[(i - 1) / 2])) {
-		struct end t = w->ends[i];
-
-		w->ends[i] = w->ends[(i - 1) / 2];
-		w->ends[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
-	return 0;
-}
-
-static struct end pop_end(struct pf_writer *w)
-{
-	struct end top = w->ends[0];
-	size_t i = 0;
-
-	w->ends[0] = w->ends[--w->nends];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct end t;
-
-		if (l < w->nends && end_before(&w->ends[l], &w->ends[m]))
-			m = l;
-		if (r < w->nends && end_before(&w->ends[r], &w->ends[m]))
-			m = r;
-		if (m == i)
-			break;
-		t = w->ends[i];
-		w->ends[i] = w->ends[m];
-		w->ends[m] = t;
-		i = m;
-	}
-	return top;
-}
-
 /* Every call packet begins so: its timestamp (a delta from the packet
  * before), the sequence, and its flags. */
 static inline unsigned head_size(const struct pf_writer *w, uint64_t ns)
@@ -395,11 +334,10 @@ static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
 /* Every slice that ends by ns, ended. */
 static void flush_ends(struct pf_writer *w, uint64_t ns)
 {
-	while (w->nends && w->ends[0].ns <= ns) {
-		struct end e = pop_end(w);
+	struct dc_slice_end e;
 
+	while (dc_slice_ends_pop_by(&w->ends, ns, &e))
 		end_packet(w, e.ns, e.track);
-	}
 }
 
 /* ---- events ---- */
@@ -478,7 +416,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = put_field(o, ann[i].field, ann[i].v);
 	}
 	w->o.len = (char *)o - w->o.buf;
-	if (push_end(w, wall_ns + e->dur, track))
+	if (dc_slice_ends_push(&w->ends, wall_ns + e->dur, track))
 		w->err = ENOMEM;
 	if (w->o.err && !w->err) /* the writing thread's failure (a full disk) */
 		w->err = w->o.err;
@@ -583,7 +521,7 @@ static void free_writer(struct pf_writer *w)
 	dc_strings_free(&w->cats);
 	dc_strings_free(&w->paths);
 	dc_hashtab_free(w->tracks);
-	free(w->ends);
+	dc_slice_ends_free(&w->ends);
 	free(w);
 }
 
