@@ -2,9 +2,9 @@
 # Time per call of 1-byte writes to /dev/null: bare, under an empty
 # uprobe+uretprobe pair at libc write's entry (attached as a uprobe_multi
 # link, and as classic perf-event uprobes), under the empty system-call
-# tracepoints (the floor where dc-agent observes write), under bpftrace's uprobe+uretprobe
-# on the same function, counting only (what a user would reach for), and
-# under dc-agent in trace and profile modes. Runs are interleaved, ROUNDS
+# tracepoints (the floor where dc-agent observes write), under bpftrace's
+# uprobe+uretprobe on the same function, counting only (what a user would
+# reach for), and under dc-agent in trace and profile modes. Runs are interleaved, ROUNDS
 # times, and the medians compared, so that the ratios come from one run on
 # one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
@@ -44,7 +44,6 @@ done
 median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 declare -A med
 for k in "${!runs[@]}"; do med[$k]=$(echo "${runs[$k]}" | median); done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 lost=$( (grep -o '[0-9]* events lost' "$tmp/agent.err" || true) | awk '{s += $1} END {print s + 0}')
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
