@@ -4,9 +4,9 @@
 # link, and as classic perf-event uprobes), under the empty system-call
 # tracepoints (the floor where dc-agent observes write), under bpftrace's
 # uprobe+uretprobe on the same function, counting only (what a user would
-# reach for), and under dc-agent in trace and profile modes. Runs are interleaved, ROUNDS
-# times, and the medians compared, so that the ratios come from one run on
-# one (noisy) machine. Cost = ns per call above bare.
+# reach for), and under dc-agent in trace and profile modes. Runs are
+# interleaved, ROUNDS times, and the medians compared, so that the ratios
+# come from one run on one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
