@@ -4,9 +4,9 @@
  * COMMAND...: runs COMMAND under probes that do nothing, the floor of the
  * mechanism: a uprobe and a uretprobe at the entry of FUNCTION (default:
  * libc's write; none with --no-func), and with --syscalls the system-call
- * tracepoints dc-agent uses. --multi
- * attaches the uprobes with a uprobe_multi link, as dc-agent does; without
- * it, as classic perf-event uprobes.
+ * tracepoints dc-agent uses. --multi attaches the uprobes with a
+ * uprobe_multi link, as dc-agent does; without it, as classic perf-event
+ * uprobes.
  */
 #include <limits.h>
 #include <stdio.h>
