@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "probe_sites.h"
+#include "site_cache.h"
 #include "symbols.h"
 #include "dc_event.h"
 
@@ -223,7 +224,20 @@ static int read_segments(struct dc_code *c, Elf *elf)
 	return c->nsegs ? 0 : -1;
 }
 
-static int analyse(struct dc_code *c, char *err, size_t errlen, const char *path)
+/* Sorted, each once, and only those inside the object (a prefix lies
+ * there): what the cache keeps. */
+static void sort_targets(struct dc_code *c)
+{
+	size_t out = 0;
+
+	qsort(c->targets, c->ntargets, sizeof(*c->targets), cmp_u64);
+	for (size_t i = 0; i < c->ntargets && c->targets[i] < c->map_len; i++)
+		if (!out || c->targets[i] != c->targets[out - 1])
+			c->targets[out++] = c->targets[i];
+	c->ntargets = out;
+}
+
+static int analyse(struct dc_code *c, const char *cache_dir, char *err, size_t errlen, const char *path)
 {
 	Elf *elf = elf_memory((char *)c->map, c->map_len);
 	GElf_Ehdr eh;
@@ -243,11 +257,18 @@ static int analyse(struct dc_code *c, char *err, size_t errlen, const char *path
 		goto out;
 	}
 	cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	/* The whole object's decode is kept per build (site_cache.c). */
+	if (dc_site_cache_load(cache_dir, c->build_id, c->map_len, &c->targets, &c->ntargets) == 0) {
+		c->cap_targets = c->ntargets;
+		rc = 0;
+		goto out;
+	}
 	if (sweep(c) || symbol_targets(c, elf)) {
 		snprintf(err, errlen, "%s: out of memory decoding its code", path);
 		goto out;
 	}
-	qsort(c->targets, c->ntargets, sizeof(*c->targets), cmp_u64);
+	sort_targets(c);
+	dc_site_cache_store(cache_dir, c->build_id, c->map_len, c->targets, c->ntargets);
 	rc = 0;
 out:
 	if (elf)
@@ -255,7 +276,7 @@ out:
 	return rc;
 }
 
-struct dc_code *dc_code_open(const char *path, char *err, size_t errlen)
+struct dc_code *dc_code_open(const char *path, const char *cache_dir, char *err, size_t errlen)
 {
 	struct dc_code *c = calloc(1, sizeof(*c));
 	struct stat st;
@@ -286,7 +307,7 @@ struct dc_code *dc_code_open(const char *path, char *err, size_t errlen)
 		free(c);
 		return NULL;
 	}
-	if (analyse(c, err, errlen, path)) {
+	if (analyse(c, cache_dir, err, errlen, path)) {
 		dc_code_free(c);
 		return NULL;
 	}
@@ -593,7 +614,7 @@ unsigned dc_site_argregs(__u64 slots)
 	unsigned regs = 0;
 
 	for (int s = 0; s < DC_NR_SLOTS; s++) {
-		unsigned pos = (slots >> (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS)) & 7;
+		unsigned pos = DC_COOKIE_SLOT(slots, s);
 
 		if (pos >= 1 && pos <= 6)
 			regs |= 1u << (pos - 1);
@@ -606,11 +627,10 @@ unsigned dc_site_argregs(__u64 slots)
 __u64 dc_site_slots(__u64 slots, const struct dc_site *site)
 {
 	for (int s = 0; s < DC_NR_SLOTS; s++) {
-		int shift = DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS;
-		unsigned pos = (slots >> shift) & 7;
+		unsigned pos = DC_COOKIE_SLOT(slots, s);
 
 		if (pos >= 1 && pos <= 6)
-			slots = (slots & ~(7ull << shift)) | ((__u64)site->argpos[pos - 1] << shift);
+			slots = DC_COOKIE_SET_SLOT(slots, s, site->argpos[pos - 1]);
 	}
 	return slots;
 }

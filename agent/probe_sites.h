@@ -51,8 +51,9 @@ struct dc_site {
 /* An object's executable code, decoded once: every branch target known. */
 struct dc_code;
 
-/* NULL with err set when the file is not an x86-64 ELF object or has no code. */
-struct dc_code *dc_code_open(const char *path, char *err, size_t errlen);
+/* NULL with err set when the file is not an x86-64 ELF object or has no
+ * code. cache_dir (NULL: none) keeps what the decode found per build id. */
+struct dc_code *dc_code_open(const char *path, const char *cache_dir, char *err, size_t errlen);
 /* The build id as hex ("" when the object has none). */
 const char *dc_code_build_id(const struct dc_code *c);
 /*

@@ -6,22 +6,30 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "config.h"
 
 struct datacrumbs_bpf;
 struct dc_probes;
+struct dc_features;
+struct dc_load_plan;
+struct dc_ksyms;
+struct bpf_link;
 
 struct dc_function {
 	char *name;
 	const char *category;
-	__u32 flags; /* DC_EV_SYSCALL for system calls */
+	__u32 flags; /* DC_EV_SYSCALL, DC_EV_KERNEL, DC_FUNC_KFUNC or DC_FUNC_WRAPPER: how it is observed */
 	__u64 argbits;
 };
 
-/* Before the skeleton is loaded: user-level probes use uprobe_multi links. */
-int dc_probes_prepare(struct datacrumbs_bpf *skel);
-struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, bool verbose);
+/* For a loaded object: its plan says which levels loaded; ksyms (NULL
+ * without kernel function sets) lists the kernel's functions; site_cache
+ * (NULL: none) keeps decoded libraries between runs (site_cache.h). */
+struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_features *f,
+				const struct dc_load_plan *plan, struct dc_ksyms *ksyms, const char *site_cache,
+				bool verbose);
 /*
  * Attaches what it can of a set: a missing library or function is a warning
  * on stderr, not an error. Returns the number of probes attached, -1 on a
@@ -30,7 +38,19 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, bool verbose);
 int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set);
 size_t dc_probes_count(const struct dc_probes *p);
 const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id);
+/* The MPI-IO calls wrapper sets ask libdcpmpi.so for (bit f: enum
+ * dc_mpiio_func f), and each one's function id in ids[f]. */
+__u64 dc_probes_wrapper(const struct dc_probes *p, __u32 *ids, size_t nids);
+/* Time spent decoding the libraries' code for probe sites. */
+__u64 dc_probes_decode_ns(const struct dc_probes *p);
 /* Detaches everything and frees the table. */
 void dc_probes_destroy(struct dc_probes *p);
+/* Links of the caller's, detached with the probes (in one batch). */
+int dc_probes_adopt_links(struct dc_probes *p, struct bpf_link **links, size_t n);
+/* Whether detaching waits on the kernel for long (many per-function probes). */
+bool dc_probes_slow_to_detach(const struct dc_probes *p);
+/* Detaches now when that is quick (returns 0), else in a child of its own
+ * that outlives the caller (its pid; -1: done here). Call it last. */
+pid_t dc_probes_destroy_detached(struct dc_probes *p);
 
 #endif

@@ -7,8 +7,7 @@
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
 
-/* Values of the kernel's UAPI (include/uapi/linux/bpf.h, Linux 6.6). */
-#define DC_BPF_TRACE_UPROBE_MULTI 48
+/* The kernel's UAPI (include/uapi/linux/bpf.h, Linux 6.6). */
 #define DC_BPF_F_UPROBE_MULTI_RETURN 1u
 
 struct uprobe_multi_attr { /* union bpf_attr, link_create variant */
@@ -34,8 +33,14 @@ int dc_uprobe_multi_prepare(struct bpf_program *prog)
 int dc_uprobe_multi_attach(struct bpf_program *prog, const char *path, const unsigned long *offsets,
 			   const __u64 *cookies, size_t n, bool retprobe)
 {
+	return dc_uprobe_multi_link(bpf_program__fd(prog), path, offsets, cookies, n, retprobe);
+}
+
+int dc_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offsets, const __u64 *cookies,
+			 size_t n, bool retprobe)
+{
 	struct uprobe_multi_attr attr = {
-		.prog_fd = bpf_program__fd(prog),
+		.prog_fd = prog_fd,
 		.attach_type = DC_BPF_TRACE_UPROBE_MULTI,
 		.path = (__u64)(unsigned long)path,
 		.offsets = (__u64)(unsigned long)offsets,

@@ -14,10 +14,16 @@
 
 struct bpf_program;
 
+/* The kernel's attach type for them (include/uapi/linux/bpf.h, Linux 6.6). */
+#define DC_BPF_TRACE_UPROBE_MULTI 48
+
 /* Before load: the program will be attached with uprobe_multi links. */
 int dc_uprobe_multi_prepare(struct bpf_program *prog);
 /* A link fd (close it to detach), or -errno. */
 int dc_uprobe_multi_attach(struct bpf_program *prog, const char *path, const unsigned long *offsets,
 			   const __u64 *cookies, size_t n, bool retprobe);
+/* The same with a program's fd (the feature probe's test program). */
+int dc_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offsets, const __u64 *cookies,
+			 size_t n, bool retprobe);
 
 #endif

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * User-level calls: one uprobe/uretprobe pair serves every probed library
- * function. The attach cookie names the function and its argument layout; a
- * per-thread stack pairs each return with its entry, so nested levels
+ * function. The probe's cookie names the function and its argument layout;
+ * a per-thread stack pairs each return with its entry, so nested levels
  * (fwrite -> write, H5Dwrite -> MPI_File_write_at -> pwrite) stay apart.
+ * Attached through uprobe_multi links, or one perf-event uprobe per function
+ * on kernels without them (agent/perf_probes.c).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,10 +20,14 @@
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
-	struct dc_stack *st = dc_traced_storage(&dc_stacks);
+	struct task_struct *task = dc_task();
+	struct dc_stack *st;
 	struct dc_frame *f;
 	__u32 d;
 
+	if (dc_stopped)
+		return 0;
+	st = dc_traced_get(&dc_stacks, &dc_stacks_tid, task, dc_task_id(task));
 	if (!st)
 		return 0;
 	d = st->depth;
@@ -32,7 +38,7 @@ int BPF_KPROBE(dc_call_entry)
 		return 0;
 	}
 	f = &st->frames[d];
-	f->cookie = bpf_get_attach_cookie(ctx);
+	f->cookie = dc_probe_cookie(ctx);
 	f->args[0] = PT_REGS_PARM1(ctx);
 	f->args[1] = PT_REGS_PARM2(ctx);
 	f->args[2] = PT_REGS_PARM3(ctx);
@@ -46,9 +52,10 @@ int BPF_KPROBE(dc_call_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_call_exit, long ret)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dc_stack *st = bpf_task_storage_get(&dc_stacks, task, 0, 0);
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct task_struct *task = dc_task();
+	__u64 id = dc_task_id(task);
+	struct dc_stack *st = dc_thread_get(&dc_stacks, &dc_stacks_tid, task, id, false);
+	__u64 cookie = dc_probe_cookie(ctx);
 	struct dc_frame *f;
 	__u32 d;
 
@@ -63,7 +70,7 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 	/* A return without its entry (probe attached mid-call, longjmp): drop it. */
 	if (f->cookie != cookie)
 		return 0;
-	dc_finish(task, cookie, f->ts, f->args, ret, d, 0);
+	dc_finish(id, cookie, f->ts, f->args, ret, d, 0);
 	return 0;
 }
 

@@ -7,25 +7,23 @@
 #ifndef DC_EMIT_BPF_H
 #define DC_EMIT_BPF_H
 
-#include "maps.bpf.h"
+#include "thread.bpf.h"
 
 static __always_inline __u32 dc_slot(__u64 cookie, int slot)
 {
-	return (cookie >> (DC_COOKIE_FUNC_BITS + slot * DC_SLOT_BITS)) & 7;
+	return DC_COOKIE_SLOT(cookie, slot);
 }
 
+/* Argument slot 1-6 is args[0-5]; 0 (absent) reads args[7], always 0. The
+ * mask bounds the index where a verifier loses a computed one's (6.1). */
 static __always_inline __u64 dc_arg(__u64 cookie, const __u64 *args, int slot)
 {
-	__u32 i = dc_slot(cookie, slot);
-
-	if (i == 0 || i > 6)
-		return 0;
-	return args[i - 1];
+	return args[(dc_slot(cookie, slot) - 1) & (DC_FRAME_ARGS - 1)];
 }
 
 static __always_inline __u32 dc_retkind(__u64 cookie)
 {
-	return (cookie >> DC_COOKIE_RET_SHIFT) & 7;
+	return DC_COOKIE_RET(cookie);
 }
 
 /* Size of one item: 1, or an MPI datatype's size read from the process. */
@@ -154,14 +152,12 @@ static __always_inline __u64 dc_wakeup(void)
 }
 
 /*
- * Reports one finished call of the current task; path-taking calls carry
- * the path string. The ids are read from the task itself: a load, where
- * bpf_get_current_pid_tgid() is a helper call.
+ * Reports one finished call of the thread id (tgid << 32 | tid, from
+ * dc_task_id); path-taking calls carry the path string.
  */
-static __always_inline void dc_finish(struct task_struct *task, __u64 cookie, __u64 ts, const __u64 *args,
-				      long ret, __u32 depth, __u8 flags)
+static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __u64 *args, long ret, __u32 depth,
+				      __u8 flags)
 {
-	__u64 id = (__u64)task->tgid << 32 | (__u32)task->pid;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 rk = dc_retkind(cookie);
 	struct dc_msg_call *m;

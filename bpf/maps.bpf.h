@@ -11,26 +11,6 @@
 
 #define DC_MAX_PROCS 65536
 
-/* One user-level call open on a thread. */
-struct dc_frame {
-	__u64 ts;
-	__u64 cookie;
-	__u64 args[6];
-};
-
-struct dc_stack {
-	__u32 depth;
-	__u32 pad;
-	struct dc_frame frames[DC_MAX_DEPTH];
-};
-
-/* A system call open on a thread: they never nest. */
-struct dc_sysframe {
-	__u64 ts;
-	__u64 cookie;
-	__u64 args[6];
-};
-
 /*
  * Set by dc-agent before load and read-only after it, so that the verifier
  * drops the code a setting turns off (libbpf-tools' targ_pid idiom).
@@ -49,6 +29,22 @@ const volatile __u32 dc_netns_ino __weak = 0;
 /* Programs --match-env leaves out, by file name (dc-prolog, dc-epilog); "" unused. */
 const volatile char dc_skip_comm[DC_SKIP_COMMS][DC_COMM_LEN] __weak = {};
 
+/*
+ * What this kernel offers, from dc-agent's feature probes (agent/kernel_features.c).
+ * Code behind a false one is never reached, and the verifier drops it
+ * unread, so an older kernel never meets a helper or map type it lacks.
+ */
+/* Task storage and bpf_get_current_task_btf (Linux 5.11): else per-thread
+ * state is a hash by thread id and ids come from bpf_get_current_pid_tgid. */
+const volatile bool dc_has_task_storage __weak = true;
+/* bpf_get_attach_cookie in kprobe and uprobe programs (5.15): else each
+ * probe has a program of its own with its cookie in an instruction. */
+const volatile bool dc_has_cookie __weak = true;
+
+/* Set by dc-agent when the trace ends, before it detaches: calls that
+ * begin after it are not seen, whatever detaching then costs. */
+volatile __u32 dc_stopped __weak = 0;
+
 /* Thread group ids of the job's processes. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -56,23 +52,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } dc_tracked SEC(".maps") __weak;
-
-/* A traced thread's open user-level calls, in the task itself: found
- * without hashing, freed with the task, and no limit on threads. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct dc_stack);
-} dc_stacks SEC(".maps") __weak;
-
-/* Per thread, in the task itself: found without hashing, freed with the task. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct dc_sysframe);
-} dc_sysframes SEC(".maps") __weak;
 
 /* System call number -> cookie | DC_COOKIE_ON; 0 for calls not traced. */
 struct {
@@ -139,28 +118,6 @@ static __always_inline void dc_count(__u32 stat)
 
 	if (v)
 		*v += 1;
-}
-
-/*
- * This thread's entry of a task-storage map (its call stack, its system
- * call frame) if its process is traced, else NULL. Only a traced process's
- * threads get one, and a process leaves the job only by ending: a thread
- * with an entry is traced, with no hash lookup. The others look dc_tracked
- * up each time (a process joins by exec, --pid or registering, and is
- * found then).
- */
-static __always_inline void *dc_traced_storage(void *map)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	void *v = bpf_task_storage_get(map, task, 0, 0);
-
-	/* The process is looked up only for a thread with none. */
-	if (v || !dc_is_tracked(task->tgid))
-		return v;
-	v = bpf_task_storage_get(map, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!v)
-		dc_count(DC_STAT_STACK_FULL);
-	return v;
 }
 
 static __always_inline struct dc_config *dc_settings(void)

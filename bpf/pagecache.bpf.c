@@ -6,12 +6,14 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include "emit.bpf.h"
 
 static __always_inline int page_event(struct trace_event_raw_mm_filemap_op_page_cache *ctx, __u32 kfunc)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u64 bytes = 4096ull << (ctx->order & 15);
+	/* A folio's order, where the record has one (not 5.10's): else a page. */
+	__u64 bytes = 4096ull << (bpf_core_field_exists(ctx->order) ? ctx->order & 15 : 0);
 
 	if (!dc_is_tracked(id >> 32))
 		return 0;

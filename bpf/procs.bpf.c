@@ -7,7 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
-#include "maps.bpf.h"
+#include "thread.bpf.h"
 
 static __always_inline void send_proc_task(__u32 kind, __u32 pid, __u32 ppid, __s32 code, __u32 task)
 {
@@ -110,7 +110,8 @@ static __always_inline void take_task(struct env_walk *w)
 	w->task = v + 1;
 }
 
-/* One variable per call; bpf_loop lets the verifier check it once. */
+/* One variable per call: bpf_loop's callback, so the verifier checks it
+ * once; without bpf_loop (before 5.17), the body of a bounded loop. */
 static long env_step(__u32 i, void *arg)
 {
 	struct env_walk *w = arg;
@@ -165,8 +166,11 @@ static __always_inline int skipped_program(struct trace_event_raw_sched_process_
 	return 0;
 }
 
+/* Variables looked at without bpf_loop: the verifier walks each turn. */
+#define ENV_MAX_VARS_BOUNDED 256
+
 /* Whether the program just exec'd has NAME=VALUE in its environment. */
-static __always_inline int env_matches(__u32 *slurm_task)
+static __always_inline int env_matches(__u32 *slurm_task, bool loop)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 zero = 0;
@@ -178,13 +182,22 @@ static __always_inline int env_matches(__u32 *slurm_task)
 
 	if (!w.buf)
 		return 0;
-	bpf_loop(ENV_MAX_VARS, env_step, &w, 0);
+	if (loop) {
+		bpf_loop(ENV_MAX_VARS, env_step, &w, 0);
+	} else {
+		for (__u32 i = 0; i < ENV_MAX_VARS_BOUNDED; i++)
+			if (env_step(i, &w))
+				break;
+	}
 	*slurm_task = w.task;
 	return w.found;
 }
 
-SEC("tracepoint/sched/sched_process_exec")
-int dc_exec(struct trace_event_raw_sched_process_exec *ctx)
+/*
+ * Two programs, one loaded (agent/bpf_load.c): a kernel without bpf_loop
+ * refuses a program that names a callback even where it is never called.
+ */
+static __always_inline int on_exec(struct trace_event_raw_sched_process_exec *ctx, bool loop)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1, slurm_task = 0;
 	struct task_struct *task;
@@ -204,7 +217,7 @@ int dc_exec(struct trace_event_raw_sched_process_exec *ctx)
 		bpf_map_update_elem(&dc_skipped, &tgid, &one, BPF_ANY);
 		return 0;
 	}
-	if (!env_matches(&slurm_task))
+	if (!env_matches(&slurm_task, loop))
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);
@@ -212,6 +225,18 @@ int dc_exec(struct trace_event_raw_sched_process_exec *ctx)
 	}
 	send_proc_task(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0, slurm_task);
 	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int dc_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	return on_exec(ctx, true);
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int dc_exec_bounded(struct trace_event_raw_sched_process_exec *ctx)
+{
+	return on_exec(ctx, false);
 }
 
 SEC("tracepoint/sched/sched_process_exit")
@@ -222,7 +247,7 @@ int dc_exit(void *ctx)
 	struct task_struct *task;
 	__s32 code;
 
-	/* A thread's call stack and system call frame go with its task. */
+	dc_thread_forget(tid);
 	if (!dc_is_tracked(tgid)) {
 		if (dc_skip_comm[0][0] && tid == tgid)
 			bpf_map_delete_elem(&dc_skipped, &tgid);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Kernel level: the file system calls, through the sys_enter/sys_exit
- * tracepoints (tp_btf: typed arguments, read without helpers). dc_syscalls
- * maps a system call number to the cookie of its probe (0: not traced). Two
- * links serve every system call: they attach and detach at once, where one
- * perf-event tracepoint per call took ~30 ms each to detach. A system call
- * outside the traced set costs one array lookup; a traced one, a task
- * storage lookup more, and of a process outside the job a hash lookup more.
+ * tracepoints: tp_btf (typed arguments, read without helpers) where the
+ * kernel has it, else raw_tp (registers read through a helper). dc-agent
+ * loads one of the two pairs. dc_syscalls maps a system call number to the
+ * cookie of its probe (0: not traced). Two links serve every system call:
+ * they attach and detach at once, where one perf-event tracepoint per call
+ * took ~30 ms each to detach. A system call outside the traced set costs
+ * one array lookup; a traced one, a thread-state lookup more, and of a
+ * process outside the job a hash lookup more.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -14,43 +16,80 @@
 #include <bpf/bpf_tracing.h>
 #include "emit.bpf.h"
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
+/* typed: regs is a BTF pointer the program may load from directly. */
+static __always_inline int sys_enter(struct pt_regs *regs, long nr, bool typed)
 {
-	__u32 key = nr;
+	struct task_struct *task;
 	struct dc_sysframe *f;
+	__u32 key = nr;
 	__u64 *cookie;
 
 	/* The array first: most system calls of most processes stop there. */
 	cookie = bpf_map_lookup_elem(&dc_syscalls, &key);
-	if (!cookie || !*cookie || !(f = dc_traced_storage(&dc_sysframes)))
+	if (!cookie || !*cookie || dc_stopped)
 		return 0;
-	/* tp_btf reads the registers directly, with no probe_read helper each. */
+	task = dc_task();
+	f = dc_traced_get(&dc_sysframes, &dc_sysframes_tid, task, dc_task_id(task));
+	if (!f)
+		return 0;
 	f->cookie = *cookie;
-	f->args[0] = regs->di;
-	f->args[1] = regs->si;
-	f->args[2] = regs->dx;
-	f->args[3] = regs->r10; /* the fourth system call argument */
-	f->args[4] = regs->r8;
-	f->args[5] = regs->r9;
+	if (typed) {
+		f->args[0] = regs->di;
+		f->args[1] = regs->si;
+		f->args[2] = regs->dx;
+		f->args[3] = regs->r10; /* the fourth system call argument */
+		f->args[4] = regs->r8;
+		f->args[5] = regs->r9;
+	} else {
+		f->args[0] = BPF_CORE_READ(regs, di);
+		f->args[1] = BPF_CORE_READ(regs, si);
+		f->args[2] = BPF_CORE_READ(regs, dx);
+		f->args[3] = BPF_CORE_READ(regs, r10);
+		f->args[4] = BPF_CORE_READ(regs, r8);
+		f->args[5] = BPF_CORE_READ(regs, r9);
+	}
 	f->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
 /* Only a traced call left a frame: no tracking lookup for anyone else. */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline int sys_exit(long ret)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dc_sysframe *f = bpf_task_storage_get(&dc_sysframes, task, 0, 0);
+	struct task_struct *task = dc_task();
+	__u64 id = dc_task_id(task);
+	struct dc_sysframe *f = dc_thread_get(&dc_sysframes, &dc_sysframes_tid, task, id, false);
 	__u64 ts;
 
 	if (!f || !f->ts)
 		return 0;
 	ts = f->ts;
 	f->ts = 0;
-	dc_finish(task, f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL);
+	dc_finish(id, f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL);
 	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
+{
+	return sys_enter(regs, nr, true);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_exit(ret);
+}
+
+SEC("raw_tp/sys_enter")
+int dc_sys_enter_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	return sys_enter((struct pt_regs *)ctx->args[0], ctx->args[1], false);
+}
+
+SEC("raw_tp/sys_exit")
+int dc_sys_exit_raw(struct bpf_raw_tracepoint_args *ctx)
+{
+	return sys_exit(ctx->args[1]);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

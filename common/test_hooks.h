@@ -7,12 +7,18 @@
  * DC_TEST_CLOCK_SKEW_NS: this node's wall clock, as DataCrumbs reads it
  * (the agent's clock reference, libdcpmpi's offset measurement), runs this
  * many nanoseconds ahead (negative: behind), as a real node's clock may.
+ *
+ * DC_TEST_FEATURES_OFF: a comma-separated list of kernel features
+ * (agent/kernel_features.h: uprobe_multi, cookie, task_storage, bpf_loop, tp_btf,
+ * fentry...) the agent takes as missing, so that this kernel runs the
+ * fallback an older kernel needs.
  */
 #ifndef DC_TEST_HOOKS_H
 #define DC_TEST_HOOKS_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static inline int64_t dc_test_clock_skew_ns(void)
 {
@@ -23,6 +29,24 @@ static inline int64_t dc_test_clock_skew_ns(void)
 #else
 	return 0;
 #endif
+}
+
+static inline int dc_test_feature_off(const char *name)
+{
+#ifdef DC_TEST_HOOKS
+	const char *s = getenv("DC_TEST_FEATURES_OFF");
+	size_t n = strlen(name);
+
+	while (s && *s) {
+		size_t len = strcspn(s, ",");
+
+		if (len == n && strncmp(s, name, n) == 0)
+			return 1;
+		s += len + (s[len] == ',');
+	}
+#endif
+	(void)name;
+	return 0;
 }
 
 #endif

@@ -28,7 +28,7 @@ static int setup(void **state)
 	static struct fixture f;
 	char err[512];
 
-	f.code = dc_code_open(DCPREFIX_LIB, err, sizeof(err));
+	f.code = dc_code_open(DCPREFIX_LIB, NULL, err, sizeof(err));
 	f.syms = dc_elf_open(DCPREFIX_LIB, err, sizeof(err));
 	*state = &f;
 	return f.code && f.syms ? 0 : -1;
@@ -167,7 +167,7 @@ static void test_libc_write(void **state)
 	int fd;
 
 	assert_int_equal(dc_find_library("libc.so.6", lib, sizeof(lib)), 0);
-	code = dc_code_open(lib, err, sizeof(err));
+	code = dc_code_open(lib, NULL, err, sizeof(err));
 	syms = dc_elf_open(lib, err, sizeof(err));
 	assert_non_null(code);
 	assert_non_null(syms);
@@ -202,7 +202,7 @@ static void test_refused_objects(void **state)
 	out = mkstemp(path);
 	assert_true(out >= 0);
 	assert_int_equal(write(out, "not an ELF object at all", 24), 24);
-	assert_null(dc_code_open(path, err, sizeof(err)));
+	assert_null(dc_code_open(path, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "not an x86-64 ELF object"));
 
 	/* The test library with its machine field changed to AArch64. */
@@ -214,11 +214,11 @@ static void test_refused_objects(void **state)
 	close(in);
 	assert_int_equal(pwrite(out, "\xb7\x00", 2, 18), 2);
 	close(out);
-	assert_null(dc_code_open(path, err, sizeof(err)));
+	assert_null(dc_code_open(path, NULL, err, sizeof(err)));
 	assert_non_null(strstr(err, "not an x86-64 ELF object"));
 	unlink(path);
 
-	assert_null(dc_code_open("/nonexistent/libx.so", err, sizeof(err)));
+	assert_null(dc_code_open("/nonexistent/libx.so", NULL, err, sizeof(err)));
 	dc_code_site(NULL, 1234, 0x3f, &s);
 	assert_int_equal(s.offset, 1234);
 	assert_int_equal(s.reason, DC_SITE_ENTRY_NO_CODE);

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "kernel_features.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "perf_probes.h"
+#include "test_hooks.h"
+#include "uprobe_multi.h"
+
+static const struct {
+	const char *name, *since, *what;
+} feature_info[DC_NR_FEATURES] = {
+#define DC_FEATURE_INFO(id, name, since, what) [DC_FEAT_##id] = { name, since, what },
+	DC_FEATURES(DC_FEATURE_INFO)
+#undef DC_FEATURE_INFO
+};
+
+/* A kernel function that every kernel has and lets be traced: the target
+ * of the test attaches. */
+static const char *const probe_functions[] = { "vfs_read", "ksys_read" };
+
+const char *dc_feature_name(enum dc_feature id)
+{
+	return feature_info[id].name;
+}
+
+const char *dc_feature_since(enum dc_feature id)
+{
+	return feature_info[id].since;
+}
+
+/* r0 = 0; exit: a program that loads wherever its type does. */
+static const struct bpf_insn return_zero[] = {
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+	{ .code = BPF_JMP | BPF_EXIT },
+};
+
+static int load_test_prog(enum bpf_prog_type type, enum bpf_attach_type attach, __u32 btf_id)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = attach, .attach_btf_id = btf_id);
+
+	return bpf_prog_load(type, NULL, "Dual BSD/GPL", return_zero, 2, &opts);
+}
+
+static bool helper_ok(enum bpf_func_id helper)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, helper, NULL) == 1;
+}
+
+/* A tracing program (tp_btf or fentry) that loads and, for fentry, attaches. */
+static bool tracing_ok(const char *target, enum bpf_attach_type attach, bool do_attach)
+{
+	int id = libbpf_find_vmlinux_btf_id(target, attach), fd, link;
+	bool ok;
+
+	if (id <= 0 || (fd = load_test_prog(BPF_PROG_TYPE_TRACING, attach, id)) < 0)
+		return false;
+	ok = true;
+	if (do_attach) {
+		link = bpf_raw_tracepoint_open(NULL, fd);
+		ok = link >= 0;
+		if (ok)
+			close(link);
+	}
+	close(fd);
+	return ok;
+}
+
+static bool fentry_ok(void)
+{
+	for (size_t i = 0; i < sizeof(probe_functions) / sizeof(probe_functions[0]); i++)
+		if (tracing_ok(probe_functions[i], BPF_TRACE_FENTRY, true))
+			return true;
+	return false;
+}
+
+/* uprobe_multi: a kernel that has it checks the path ("/" is no file:
+ * EBADF); one that has not refuses the attach type (EINVAL). */
+static bool uprobe_multi_ok(void)
+{
+	int fd = load_test_prog(BPF_PROG_TYPE_KPROBE, DC_BPF_TRACE_UPROBE_MULTI, 0), link;
+	unsigned long offset = 0;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	link = dc_uprobe_multi_link(fd, "/", &offset, NULL, 1, false);
+	ok = link == -EBADF;
+	if (link >= 0)
+		close(link);
+	close(fd);
+	return ok;
+}
+
+/* kprobe_multi: attached for real to a function, and let go at once. */
+static bool kprobe_multi_ok(void)
+{
+	int fd = load_test_prog(BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	for (size_t i = 0; !ok && i < sizeof(probe_functions) / sizeof(probe_functions[0]); i++) {
+		const char *syms[] = { probe_functions[i] };
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
+		int link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, &opts);
+
+		ok = link >= 0;
+		if (ok)
+			close(link);
+	}
+	close(fd);
+	return ok;
+}
+
+/* A kprobe perf event on a function, opened and closed: kernels built
+ * without kprobes have no such event type. */
+static bool kprobes_ok(void)
+{
+	int fd = load_test_prog(BPF_PROG_TYPE_KPROBE, 0, 0);
+	bool ok = false;
+
+	if (fd < 0 || dc_perf_kind_supported(DC_PERF_KPROBE)) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	for (size_t i = 0; !ok && i < sizeof(probe_functions) / sizeof(probe_functions[0]); i++) {
+		int h = dc_perf_attach_one(DC_PERF_KPROBE, probe_functions[i], 0, false, fd, 0, false);
+
+		ok = h >= 0;
+		if (ok)
+			close(h);
+	}
+	close(fd);
+	return ok;
+}
+
+/* The x86 system call that returns from a uretprobe without a trap. */
+static bool uretprobe_syscall_ok(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *name = strrchr(line, ' ');
+
+		found = name && strcmp(name + 1, "__x64_sys_uretprobe\n") == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool probe_one(enum dc_feature id)
+{
+	switch (id) {
+	case DC_FEAT_BTF:
+		return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	case DC_FEAT_RINGBUF:
+		return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1;
+	case DC_FEAT_TP_BTF:
+		return tracing_ok("sys_enter", BPF_TRACE_RAW_TP, false);
+	case DC_FEAT_RAW_TP:
+		return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) == 1;
+	case DC_FEAT_TASK_STORAGE:
+		return libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1 &&
+		       helper_ok(BPF_FUNC_get_current_task_btf);
+	case DC_FEAT_BPF_LOOP:
+		return helper_ok(BPF_FUNC_loop);
+	case DC_FEAT_COOKIE:
+		return helper_ok(BPF_FUNC_get_attach_cookie);
+	case DC_FEAT_UPROBES:
+		return dc_perf_kind_supported(DC_PERF_UPROBE) == 0;
+	case DC_FEAT_UPROBE_MULTI:
+		return uprobe_multi_ok();
+	case DC_FEAT_KPROBES:
+		return kprobes_ok();
+	case DC_FEAT_KPROBE_MULTI:
+		return kprobe_multi_ok();
+	case DC_FEAT_FENTRY:
+		return fentry_ok();
+	case DC_FEAT_URETPROBE_SYSCALL:
+		return uretprobe_syscall_ok();
+	case DC_NR_FEATURES:
+		break;
+	}
+	return false;
+}
+
+void dc_features_probe(struct dc_features *f, unsigned want)
+{
+	struct utsname u;
+	libbpf_print_fn_t old = libbpf_set_print(NULL); /* the probes' refusals are expected */
+
+	memset(f, 0, sizeof(*f));
+	if (uname(&u) == 0)
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	for (int i = 0; i < DC_NR_FEATURES; i++) {
+		if (!(want & (1u << i))) {
+			/* Not asked: tp_btf goes with BTF (the load falls back to
+			 * raw_tp if refused); the rest are not needed. */
+			f->has[i] = i == DC_FEAT_TP_BTF && f->has[DC_FEAT_BTF];
+		} else {
+			f->has[i] = probe_one(i);
+			f->probed[i] = true;
+		}
+		/* A test build can take a feature away, so that this kernel runs
+		 * the fallback an older one needs (common/test_hooks.h). */
+		if (f->has[i] && dc_test_feature_off(feature_info[i].name)) {
+			f->has[i] = false;
+			f->forced_off[i] = true;
+		}
+	}
+	libbpf_set_print(old);
+}
+
+enum dc_user_mech dc_user_mech(const struct dc_features *f)
+{
+	if (f->has[DC_FEAT_UPROBE_MULTI] && f->has[DC_FEAT_COOKIE])
+		return DC_USER_MULTI;
+	if (!f->has[DC_FEAT_UPROBES])
+		return DC_USER_NONE;
+	return f->has[DC_FEAT_COOKIE] ? DC_USER_PERF_COOKIE : DC_USER_PERF_CLONES;
+}
+
+enum dc_kfunc_mech dc_kprobe_mech(const struct dc_features *f)
+{
+	if (f->has[DC_FEAT_KPROBE_MULTI] && f->has[DC_FEAT_COOKIE])
+		return DC_KFUNC_MULTI;
+	if (!f->has[DC_FEAT_KPROBES])
+		return DC_KFUNC_NONE;
+	return f->has[DC_FEAT_COOKIE] ? DC_KFUNC_KPROBE_COOKIE : DC_KFUNC_KPROBE_CLONES;
+}
+
+const char *dc_user_mech_text(enum dc_user_mech m)
+{
+	switch (m) {
+	case DC_USER_MULTI:
+		return "uprobe_multi links (one pair of links per library)";
+	case DC_USER_PERF_COOKIE:
+		return "a uprobe perf event pair per function, with attach cookies";
+	case DC_USER_PERF_CLONES:
+		return "a uprobe perf event pair per function, each with a program of its own (no attach cookies)";
+	case DC_USER_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *dc_kfunc_mech_text(enum dc_kfunc_mech m)
+{
+	switch (m) {
+	case DC_KFUNC_MULTI:
+		return "kprobe_multi links (one pair of links per set)";
+	case DC_KFUNC_FENTRY:
+		return "fentry/fexit, a program pair per function";
+	case DC_KFUNC_KPROBE_COOKIE:
+		return "a kprobe/kretprobe perf event pair per function, with attach cookies";
+	case DC_KFUNC_KPROBE_CLONES:
+		return "a kprobe/kretprobe perf event pair per function, each with a program of its own";
+	case DC_KFUNC_NONE:
+		break;
+	}
+	return "none";
+}
+
+/* "missing: a (Linux N), b (Linux M)" for the features of ids that are absent. */
+static void missing(const struct dc_features *f, FILE *out, const enum dc_feature *ids, size_t n)
+{
+	const char *sep = "";
+
+	for (size_t i = 0; i < n; i++) {
+		if (f->has[ids[i]])
+			continue;
+		fprintf(out, "%s%s (%s%s)", sep, feature_info[ids[i]].name,
+			f->forced_off[ids[i]] ? "forced off by DC_TEST_FEATURES_OFF" : "Linux ",
+			f->forced_off[ids[i]] ? "" : feature_info[ids[i]].since);
+		sep = ", ";
+	}
+}
+
+#define LEVEL_FMT "  %-18s "
+#define IDS(...) (const enum dc_feature[]){ __VA_ARGS__ }, sizeof((const enum dc_feature[]){ __VA_ARGS__ }) / sizeof(enum dc_feature)
+
+static bool tracefs_event(const char *event)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", event);
+	if (access(path, F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", event);
+	return access(path, F_OK) == 0;
+}
+
+int dc_features_report(const struct dc_features *f, FILE *out)
+{
+	bool base = f->has[DC_FEAT_BTF] && f->has[DC_FEAT_RINGBUF];
+	enum dc_user_mech um = dc_user_mech(f);
+	enum dc_kfunc_mech km = dc_kprobe_mech(f);
+	int levels = 0;
+
+	bool all = true;
+
+	for (int i = 0; i < DC_NR_FEATURES; i++)
+		all &= f->probed[i];
+	fprintf(out, "kernel %s%s\n", f->release,
+		all ? "" : " (-: not probed, as these probe sets do not need it; dc-agent --check probes all)");
+	for (int i = 0; i < DC_NR_FEATURES; i++)
+		fprintf(out, "  %-18s %-4s %s (Linux %s)%s\n", feature_info[i].name,
+			!f->probed[i] ? "-" : f->has[i] ? "yes" : "no",
+			feature_info[i].what, feature_info[i].since, f->forced_off[i] ? ", forced off" : "");
+	fprintf(out, "levels:\n");
+	if (!base) {
+		fprintf(out, LEVEL_FMT "none can be traced: missing ", "every level");
+		missing(f, out, IDS(DC_FEAT_BTF, DC_FEAT_RINGBUF));
+		fputc('\n', out);
+		return 0;
+	}
+	fprintf(out, LEVEL_FMT "%s\n", "per-thread state",
+		f->has[DC_FEAT_TASK_STORAGE] ? "task storage" : "hash maps by thread id (no task storage, Linux 5.11)");
+	if (um != DC_USER_NONE) {
+		fprintf(out, LEVEL_FMT "%s", "user calls", dc_user_mech_text(um));
+		if (um != DC_USER_MULTI) {
+			fputs("; missing ", out);
+			missing(f, out, IDS(DC_FEAT_UPROBE_MULTI, DC_FEAT_COOKIE));
+		}
+		fputc('\n', out);
+		levels++;
+	} else {
+		fprintf(out, LEVEL_FMT "not available: missing ", "user calls");
+		missing(f, out, IDS(DC_FEAT_UPROBES));
+		fputc('\n', out);
+	}
+	if (f->has[DC_FEAT_TP_BTF] || f->has[DC_FEAT_RAW_TP]) {
+		fprintf(out, LEVEL_FMT "%s\n", "system calls",
+			f->has[DC_FEAT_TP_BTF] ? "tp_btf sys_enter/sys_exit"
+					       : "raw_tp sys_enter/sys_exit (no tp_btf, Linux 5.5)");
+		levels++;
+	} else {
+		fprintf(out, LEVEL_FMT "not available: missing ", "system calls");
+		missing(f, out, IDS(DC_FEAT_TP_BTF, DC_FEAT_RAW_TP));
+		fputc('\n', out);
+	}
+	if (km == DC_KFUNC_MULTI) {
+		fprintf(out, LEVEL_FMT "%s\n", "kernel functions", dc_kfunc_mech_text(km));
+	} else if (f->has[DC_FEAT_FENTRY] || km != DC_KFUNC_NONE) {
+		fprintf(out, LEVEL_FMT "%s%s%s; missing ", "kernel functions",
+			f->has[DC_FEAT_FENTRY] ? dc_kfunc_mech_text(DC_KFUNC_FENTRY) : "",
+			f->has[DC_FEAT_FENTRY] && km != DC_KFUNC_NONE ? " where the function has BTF, else " : "",
+			km != DC_KFUNC_NONE ? dc_kfunc_mech_text(km) : "");
+		missing(f, out, IDS(DC_FEAT_KPROBE_MULTI, DC_FEAT_COOKIE));
+		fputc('\n', out);
+	} else {
+		fprintf(out, LEVEL_FMT "not available: missing ", "kernel functions");
+		missing(f, out, IDS(DC_FEAT_KPROBE_MULTI, DC_FEAT_FENTRY, DC_FEAT_KPROBES));
+		fputc('\n', out);
+	}
+	if (f->has[DC_FEAT_KPROBE_MULTI] || f->has[DC_FEAT_FENTRY] || km != DC_KFUNC_NONE)
+		levels++;
+	fprintf(out, LEVEL_FMT "%s\n", "block requests",
+		tracefs_event("block/block_rq_issue") ? "tracepoints block_bio_queue, block_rq_issue, block_rq_complete"
+						      : "not available: no block tracepoints");
+	fprintf(out, LEVEL_FMT "%s\n", "page cache",
+		tracefs_event("filemap/mm_filemap_add_to_page_cache")
+			? "tracepoints mm_filemap_add_to_page_cache/mm_filemap_delete_from_page_cache"
+			: "not available: no filemap tracepoints");
+	fprintf(out, LEVEL_FMT "sched tracepoints; --match-env reads %s\n", "processes",
+		f->has[DC_FEAT_BPF_LOOP] ? "up to 256 variables (bpf_loop)"
+					 : "up to 256 variables in a bounded loop (no bpf_loop, Linux 5.17)");
+	return levels;
+}

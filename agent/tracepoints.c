@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Sets observed at kernel tracepoints: system calls (sys_enter/sys_exit,
+ * also for the libc calls that only wrap one), and the block and page
+ * cache groups.
+ */
+#include "probes_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "datacrumbs.skel.h"
+#include "dc_event.h"
+
+static const struct syscall_name {
+	const char *name;
+	int nr;
+} syscall_names[] = {
+#include "syscall_names.h"
+};
+
+int dc_syscall_nr(const char *name)
+{
+	for (size_t i = 0; i < sizeof(syscall_names) / sizeof(syscall_names[0]); i++)
+		if (strcmp(syscall_names[i].name, name) == 0)
+			return syscall_names[i].nr;
+	return -1;
+}
+
+int dc_syscall_function(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn, int nr,
+			struct dc_missing *miss)
+{
+	__u64 cookie;
+	long id;
+
+	if (nr < 0 || nr >= DC_MAX_SYSCALLS) {
+		dc_missing_note(miss, fn->name);
+		return 0;
+	}
+	if (p->wrapped[nr])
+		return 0;
+	id = dc_probes_add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
+	if (id < 0)
+		return -1;
+	cookie = fn->argbits | id | DC_COOKIE_ON;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.dc_syscalls), &nr, &cookie, BPF_ANY))
+		return -1;
+	return 1;
+}
+
+/* The two tracepoints serve every system call: attached once (tp_btf, or
+ * raw_tp on kernels without it: whichever pair was loaded). */
+int dc_syscall_programs_attach(struct dc_probes *p)
+{
+	bool typed = p->plan->tp_btf;
+	struct bpf_link *in, *out;
+
+	if (p->syscalls_attached)
+		return 0;
+	if (!p->plan->want[DC_LEVEL_SYSCALLS])
+		return -ENOENT; /* refused at load: said there */
+	in = bpf_program__attach(typed ? p->skel->progs.dc_sys_enter : p->skel->progs.dc_sys_enter_raw);
+	out = in ? bpf_program__attach(typed ? p->skel->progs.dc_sys_exit : p->skel->progs.dc_sys_exit_raw) : NULL;
+	if (!in || !out) {
+		int err = -errno;
+
+		bpf_link__destroy(in);
+		return err;
+	}
+	if (dc_probes_keep_link(p, in) || dc_probes_keep_link(p, out))
+		return -ENOMEM;
+	p->syscalls_attached = true;
+	return 0;
+}
+
+int dc_syscalls_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	struct dc_missing miss = { "", 0 };
+	int attached = 0, err;
+
+	for (size_t i = 0; i < set->nfns; i++) {
+		/* One already observed under a libc call's name is left to it. */
+		int rc = dc_syscall_function(p, set, &set->fns[i], dc_syscall_nr(set->fns[i].name), &miss);
+
+		if (rc < 0)
+			return -1;
+		attached += rc;
+	}
+	dc_missing_warn(set, &miss, "not found in this architecture's system calls");
+	if (attached && (err = dc_syscall_programs_attach(p))) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach the sys_enter/sys_exit "
+				"tracepoints: %s\n", set->name, strerror(-err));
+		return 0;
+	}
+	if (p->verbose && attached)
+		fprintf(stderr, "dc-agent: probe set '%s': %s sys_enter/sys_exit tracepoints\n", set->name,
+			p->plan->tp_btf ? "tp_btf" : "raw_tp");
+	return attached;
+}
+
+/* Tells the BPF side which function ids kernel events are reported under. */
+static int set_kernel_func(struct dc_probes *p, enum dc_kfunc k, __u32 id)
+{
+	int fd = bpf_map__fd(p->skel->maps.dc_config);
+	struct dc_config cfg;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
+		return -1;
+	cfg.kernel_func[k] = id;
+	return bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY);
+}
+
+int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	static const struct {
+		const char *group, *name;
+		enum dc_kfunc k;
+	} funcs[] = {
+		{ "block", "block_rq", DC_KFUNC_BLOCK_RQ },
+		{ "pagecache", "page_cache_add", DC_KFUNC_PAGE_ADD },
+		{ "pagecache", "page_cache_delete", DC_KFUNC_PAGE_DELETE },
+	};
+	bool block = strcmp(set->kernel, "block") == 0;
+	struct bpf_program *progs[4] = {
+		block ? p->skel->progs.dc_block_queue : NULL,
+		block ? p->skel->progs.dc_block_split : NULL,
+		block ? p->skel->progs.dc_block_issue : p->skel->progs.dc_page_add,
+		block ? p->skel->progs.dc_block_complete : p->skel->progs.dc_page_delete,
+	};
+	int attached = 0;
+
+	if (!p->plan->want[block ? DC_LEVEL_BLOCK : DC_LEVEL_PAGECACHE])
+		return 0; /* refused at load: said there */
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		long id;
+
+		if (strcmp(funcs[i].group, set->kernel))
+			continue;
+		id = dc_probes_add_function(p, funcs[i].name, set->category, DC_EV_KERNEL, 0);
+		if (id < 0 || set_kernel_func(p, funcs[i].k, id))
+			return -1;
+	}
+	for (int i = 0; i < 4; i++) {
+		struct bpf_link *l;
+
+		if (!progs[i])
+			continue;
+		l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name,
+				bpf_program__section_name(progs[i]), strerror(errno));
+			continue;
+		}
+		if (dc_probes_keep_link(p, l))
+			return -1;
+		attached++;
+	}
+	return attached;
+}

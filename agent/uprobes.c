@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Library sets: each chosen function of a library gets an entry and a
+ * return probe on the cheapest safe site of its code (probe_sites.c),
+ * through uprobe_multi links where the kernel has them, else one perf
+ * event pair per function. A libc call that only wraps one system call is
+ * observed at that system call's tracepoint instead (tracepoints.c).
+ */
+#include "probes_int.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "datacrumbs.skel.h"
+#include "dc_event.h"
+#include "hashtab.h"
+#include "probe_sites.h"
+#include "symbols.h"
+#include "uprobe_multi.h"
+
+/* Offsets and cookies of a library's functions, gathered for one attach. */
+struct targets {
+	unsigned long *offsets;
+	__u64 *cookies;
+	size_t n, cap;
+	struct dc_code *code;
+	const char *lib;
+	struct dc_missing miss;    /* named functions not in the library */
+	struct dc_missing refused; /* functions the kernel would not probe */
+	struct dc_missing served;  /* functions a wrapper set records instead */
+	size_t moved;              /* probes placed off the entry */
+	size_t wrappers;           /* calls observed at their system call */
+};
+
+static struct dc_code *code_for(struct dc_probes *p, const char *lib)
+{
+	char err[512];
+	struct dc_code *code;
+	const char *key;
+
+	for (size_t i = 0; i < p->ncodes; i++)
+		if (strcmp(p->codes[i].key, lib) == 0)
+			return p->codes[i].code;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	code = dc_code_open(lib, p->site_cache, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	p->decode_ns += (t1.tv_sec - t0.tv_sec) * 1000000000ull + t1.tv_nsec - t0.tv_nsec;
+	if (!code) {
+		fprintf(stderr, "dc-agent: warning: %s; its probes stay at function entries\n", err);
+		return NULL;
+	}
+	key = *dc_code_build_id(code) ? dc_code_build_id(code) : lib;
+	for (size_t i = 0; i < p->ncodes; i++) {
+		if (strcmp(p->codes[i].key, key) == 0) { /* the same object under another path */
+			dc_code_free(code);
+			return p->codes[i].code;
+		}
+	}
+	struct code_cache *v = realloc(p->codes, (p->ncodes + 1) * sizeof(*v));
+
+	if (!v || !(key = strdup(key))) {
+		dc_code_free(code);
+		return NULL;
+	}
+	p->codes = v;
+	p->codes[p->ncodes++] = (struct code_cache){ (char *)key, code };
+	return code;
+}
+
+static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *set,
+			      const struct dc_elf_syms *syms, const char *name, __u64 argbits,
+			      struct targets *t)
+{
+	long offset = dc_elf_offset(syms, name);
+	uint64_t libkey = dc_hash_string(t->lib);
+	struct dc_site site;
+	long id;
+
+	if (offset < 0) {
+		dc_missing_note(&t->miss, name);
+		return 0;
+	}
+	/* A call is recorded once: where the wrapper records it, not here. */
+	if (dc_wrapper_serves(p, name)) {
+		dc_missing_note(&t->served, name);
+		return 0;
+	}
+	/* Aliases (open/open64, pwrite/pwrite64) share an address: probe it once. */
+	if (dc_hashtab_get(p->attached, libkey, offset, NULL))
+		return 0;
+	id = dc_probes_add_function(p, name, set->category, 0, argbits);
+	if (id < 0) {
+		fprintf(stderr, "dc-agent: warning: more than %d functions: '%s' and later ones skipped\n",
+			DC_MAX_FUNCS, name);
+		return -1;
+	}
+	if (dc_hashtab_put(p->attached, libkey, offset, id))
+		return -1;
+	dc_code_site(t->code, offset, dc_site_argregs(argbits), &site);
+	if (site.offset != (unsigned long)offset)
+		t->moved++;
+	if (p->verbose)
+		fprintf(stderr, "dc-agent: site %s %s+0x%lx (%s): %s\n", set->name, name,
+			site.offset - offset, site.insn, dc_site_reason_text(site.reason));
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		unsigned long *o = realloc(t->offsets, cap * sizeof(*o));
+		__u64 *c = o ? realloc(t->cookies, cap * sizeof(*c)) : NULL;
+
+		if (o)
+			t->offsets = o;
+		if (!c)
+			return -1;
+		t->cookies = c;
+		t->cap = cap;
+	}
+	t->offsets[t->n] = site.offset;
+	t->cookies[t->n] = dc_site_slots(argbits, &site) | id;
+	t->n++;
+	return 0;
+}
+
+/*
+ * A libc call that is a thin wrapper over one system call is observed at
+ * the system call's tracepoint, under the libc call's name and level: one
+ * probe per call instead of a uprobe pair and a tracepoint pair.
+ */
+static int add_wrapper(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn,
+		       struct targets *t)
+{
+	int nr = dc_syscall_nr(fn->syscall);
+	int rc = dc_syscall_function(p, set, fn, nr, &t->miss);
+
+	if (rc <= 0) /* not here, or an alias: pwrite64 after pwrite */
+		return rc;
+	p->wrapped[nr] = true;
+	t->wrappers++;
+	if (p->verbose)
+		fprintf(stderr, "dc-agent: site %s %s: the %s system call's tracepoint (a thin wrapper)\n",
+			set->name, fn->name, fn->syscall);
+	return 0;
+}
+
+static bool name_matches(const struct dc_fn_spec *fn, const regex_t *re, const char *name)
+{
+	return fn->select == DC_FN_GLOB ? fnmatch(fn->name, name, 0) == 0 : regexec(re, name, 0, NULL, 0) == 0;
+}
+
+/* Every exported function a glob or regex selects (or all of them). */
+static int add_matching(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_elf_syms *syms,
+			const struct dc_fn_spec *fn, struct targets *t)
+{
+	regex_t re;
+	size_t found = 0;
+	int rc = 0;
+
+	if (fn && fn->select == DC_FN_REGEX && regcomp(&re, fn->name, REG_EXTENDED | REG_NOSUB))
+		return 0; /* checked when the set was loaded */
+	for (size_t i = 0; !rc && i < dc_elf_count(syms); i++) {
+		const char *name = dc_elf_name(syms, i);
+
+		if (fn && !name_matches(fn, &re, name))
+			continue;
+		found++;
+		rc = add_function_probe(p, set, syms, name, fn ? fn->argbits : 0, t);
+	}
+	if (fn && !found)
+		dc_missing_note(&t->miss, fn->name);
+	if (fn && fn->select == DC_FN_REGEX)
+		regfree(&re);
+	return rc;
+}
+
+static void note_refused(struct dc_probes *p, struct targets *t, size_t i)
+{
+	const struct dc_function *f = dc_probes_function(p, t->cookies[i] & (DC_MAX_FUNCS - 1));
+
+	dc_missing_note(&t->refused, f ? f->name : "?");
+}
+
+/* One entry and one return link for all the chosen functions of a library. */
+static int attach_multi(struct dc_probes *p, const char *lib, const unsigned long *offsets, const __u64 *cookies,
+			size_t n)
+{
+	int in, out;
+
+	in = dc_uprobe_multi_attach(p->skel->progs.dc_call_entry, lib, offsets, cookies, n, false);
+	if (in < 0)
+		return in;
+	out = dc_uprobe_multi_attach(p->skel->progs.dc_call_exit, lib, offsets, cookies, n, true);
+	if (out < 0) {
+		close(in);
+		return out;
+	}
+	if (dc_probes_keep_fd(p, in) || dc_probes_keep_fd(p, out)) {
+		close(in);
+		close(out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * uprobe_multi attaches all or nothing: the kernel refuses a whole link for
+ * one instruction it will not probe. Halving what failed finds those few,
+ * which are skipped and counted; the rest attach.
+ */
+static int attach_some(struct dc_probes *p, struct targets *t, size_t from, size_t n, size_t *attached)
+{
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = attach_multi(p, t->lib, t->offsets + from, t->cookies + from, n);
+	if (rc == 0) {
+		*attached += n;
+		return 0;
+	}
+	if (rc == -ENOMEM || rc == -EPERM || rc == -ENOENT)
+		return rc;
+	if (n == 1) {
+		note_refused(p, t, from);
+		return 0;
+	}
+	rc = attach_some(p, t, from, n / 2, attached);
+	return rc ? rc : attach_some(p, t, from + n / 2, n - n / 2, attached);
+}
+
+/* A perf event pair per function, side by side. */
+static int attach_perf(struct dc_probes *p, struct targets *t, size_t *attached)
+{
+	const char **libs = malloc((t->n ? t->n : 1) * sizeof(*libs));
+	bool *refused = calloc(t->n ? t->n : 1, sizeof(*refused));
+	int rc = -ENOMEM;
+
+	if (libs && refused) {
+		for (size_t i = 0; i < t->n; i++)
+			libs[i] = t->lib;
+		rc = dc_probes_attach_pairs(p, DC_PERF_UPROBE, libs, t->offsets, t->cookies, t->n, refused);
+	}
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		if (refused[i])
+			note_refused(p, t, i);
+		else
+			(*attached)++;
+	}
+	free(libs);
+	free(refused);
+	return rc;
+}
+
+static void report(struct dc_probes *p, const struct dc_probe_set *set, const struct targets *t, int rc)
+{
+	if (rc)
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s\n", set->name, t->lib,
+			strerror(-rc));
+	if (t->refused.n && t->refused.n == t->n && t->n > 1)
+		/* Not one attached: the kernel's probes, not an instruction. */
+		fprintf(stderr, "dc-agent: warning: probe set '%s': the kernel refused every probe on %s (%s)\n",
+			set->name, t->lib, dc_user_mech_text(dc_user_mech(p->feat)));
+	else if (t->refused.n)
+		fprintf(stderr, "dc-agent: warning: probe set '%s': the kernel refused to probe %zu function%s "
+				"of %s, skipped: %s%s\n", set->name, t->refused.n, t->refused.n == 1 ? "" : "s", t->lib,
+			t->refused.text, t->refused.n > 12 ? ", ..." : "");
+	if (p->verbose && t->n)
+		fprintf(stderr, "dc-agent: probe set '%s': %zu of %zu probes off the entry, on an emulated "
+				"instruction; attached with %s\n", set->name, t->moved, t->n,
+			dc_user_mech_text(dc_user_mech(p->feat)));
+}
+
+int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	char lib[PATH_MAX], err[PATH_MAX + 64];
+	enum dc_user_mech mech = dc_user_mech(p->feat);
+	struct dc_elf_syms *syms;
+	struct targets t = { .lib = lib };
+	size_t attached = 0;
+	int rc = 0;
+
+	if (dc_find_library(set->library, lib, sizeof(lib))) {
+		fprintf(stderr,
+			"dc-agent: warning: probe set '%s': library %s not found (searched LD_LIBRARY_PATH, "
+			"/etc/ld.so.conf and the default directories); its probes are skipped\n",
+			set->name, set->library);
+		return 0;
+	}
+	syms = dc_elf_open(lib, err, sizeof(err));
+	if (!syms) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': %s; its probes are skipped\n", set->name, err);
+		return 0;
+	}
+	t.code = code_for(p, lib);
+	if (set->all_functions)
+		rc = add_matching(p, set, syms, NULL, &t);
+	for (size_t i = 0; !rc && i < set->nfns; i++) {
+		const struct dc_fn_spec *fn = &set->fns[i];
+
+		if (fn->syscall)
+			rc = add_wrapper(p, set, fn, &t);
+		else if (fn->select != DC_FN_NAME)
+			rc = add_matching(p, set, syms, fn, &t);
+		else
+			rc = add_function_probe(p, set, syms, fn->name, fn->argbits, &t);
+	}
+	snprintf(err, sizeof(err), "not found in %s", lib);
+	dc_missing_warn(set, &t.miss, err);
+	dc_missing_warn(set, &t.served, "recorded by " DC_WRAPPER_NAME " (a wrapper set), so not probed");
+	if (t.n && (mech == DC_USER_NONE || !p->plan->want[DC_LEVEL_USER])) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': %zu uprobes not attached: %s\n", set->name, t.n,
+			mech == DC_USER_NONE ? "this kernel has no uprobe perf events (dc-agent --check)"
+					     : "the kernel refused the uprobe programs (see above)");
+		t.n = 0;
+	}
+	if (!rc)
+		rc = mech == DC_USER_MULTI ? attach_some(p, &t, 0, t.n, &attached) : attach_perf(p, &t, &attached);
+	/* A uprobe is an entry and a return probe; a wrapper, one table entry. */
+	attached *= 2;
+	if (!rc && t.wrappers && (rc = dc_syscall_programs_attach(p)) == 0)
+		attached += t.wrappers;
+	report(p, set, &t, rc);
+	free(t.offsets);
+	free(t.cookies);
+	dc_elf_close(syms);
+	return rc ? 0 : (int)attached;
+}
