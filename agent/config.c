@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "dc_event.h"
+#include "mpiio_funcs.h"
 
 struct ctx {
 	yaml_document_t *doc;
@@ -163,7 +164,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 			continue;
 		if (to_int(c, v, key, 1, 6, &pos))
 			return -1;
-		fn->argbits |= (__u64)pos << (DC_COOKIE_FUNC_BITS + s * DC_SLOT_BITS);
+		fn->argbits = DC_COOKIE_SET_SLOT(fn->argbits, s, pos);
 		return 0;
 	}
 	return fail_at(c, v, "unknown function key '%s' (name, match, regex, syscall, path, fd, handle, "
@@ -191,6 +192,9 @@ static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *se
 		if (scalar(item)) {
 			if (!(fn->name = strdup(scalar(item))))
 				return fail_at(c, item, "out of memory");
+			/* Kernel functions are named by the thousand: a bare glob is a glob. */
+			if (set->kind == DC_SET_KFUNCS && strpbrk(fn->name, "*?["))
+				fn->select = DC_FN_GLOB;
 			continue;
 		}
 		if (each_pair(c, item, fn_key, fn))
@@ -226,10 +230,21 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 	if (strcmp(key, "library") == 0)
 		return to_string(c, v, key, &set->library);
 	if (strcmp(key, "kernel") == 0) {
+		if (v && v->type == YAML_SEQUENCE_NODE) {
+			if (set->fns || set->all_functions)
+				return fail_at(c, v, "a set has one list: functions, syscalls or kernel");
+			set->kind = DC_SET_KFUNCS;
+			return load_functions(c, v, set);
+		}
 		if (!scalar(v) || (strcmp(scalar(v), "block") && strcmp(scalar(v), "pagecache")))
-			return fail_at(c, v, "kernel: expected block or pagecache");
+			return fail_at(c, v, "kernel: expected block, pagecache or a list of kernel functions");
 		set->kind = DC_SET_KERNEL;
 		return to_string(c, v, key, &set->kernel);
+	}
+	if (strcmp(key, "wrapper") == 0) {
+		if (!scalar(v) || strcmp(scalar(v), DC_WRAPPER_NAME))
+			return fail_at(c, v, "wrapper: expected " DC_WRAPPER_NAME " (the MPI-IO level recorded in the ranks)");
+		return to_string(c, v, key, &set->wrapper);
 	}
 	if (strcmp(key, "description") == 0)
 		return 0;
@@ -243,22 +258,51 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 	}
 	if (strcmp(key, "functions") == 0 || strcmp(key, "syscalls") == 0) {
 		if (set->fns || set->all_functions)
-			return fail_at(c, v, "a set has one list: functions or syscalls");
+			return fail_at(c, v, "a set has one list: functions, syscalls or kernel");
 		set->kind = key[0] == 's' ? DC_SET_SYSCALLS : DC_SET_UPROBES;
 		return load_functions(c, v, set);
 	}
-	return fail_at(c, v, "unknown key '%s' (set, description, category, library, kernel, "
+	return fail_at(c, v, "unknown key '%s' (set, description, category, library, kernel, wrapper, "
 			     "datatype_size_offset, functions, syscalls)", key);
+}
+
+/* A wrapper set names functions of the wrapper's list, by name only. */
+static int check_wrapper_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
+{
+	if (set->kind != DC_SET_UPROBES || set->library || set->dtype_size_offset)
+		return fail_at(c, root, "a 'wrapper:' set has a list of functions (or 'all') and no library, "
+					"kernel, syscalls or datatype_size_offset");
+	set->kind = DC_SET_WRAPPER;
+	for (size_t i = 0; i < set->nfns; i++) {
+		const struct dc_fn_spec *fn = &set->fns[i];
+
+		if (fn->select != DC_FN_NAME || fn->syscall || fn->argbits)
+			return fail_at(c, root, "wrapper function '%s': a name only (the wrapper knows its arguments)",
+				       fn->name);
+		if (dc_mpiio_func_id(fn->name) < 0)
+			return fail_at(c, root, "wrapper function '%s': not an MPI-IO call " DC_WRAPPER_NAME " records",
+				       fn->name);
+	}
+	return set->category || (set->category = strdup(set->name)) ? 0 : fail_at(c, root, "out of memory");
 }
 
 static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 {
 	if (!set->name)
 		return fail_at(c, root, "missing 'set:' (the probe set's name)");
+	if (set->wrapper)
+		return (set->fns || set->all_functions) ? check_wrapper_set(c, root, set)
+							 : fail_at(c, root, "missing 'functions:' (names, or all)");
 	if (set->kind == DC_SET_KERNEL && (set->fns || set->all_functions || set->library))
 		return fail_at(c, root, "a 'kernel:' set names no library or functions");
 	if (set->kind == DC_SET_KERNEL)
 		return set->category || (set->category = strdup(set->kernel)) ? 0 : fail_at(c, root, "out of memory");
+	if (set->kind == DC_SET_KFUNCS && set->library)
+		return fail_at(c, root, "a set of kernel functions names no library");
+	for (size_t i = 0; set->kind == DC_SET_KFUNCS && i < set->nfns; i++)
+		if (set->fns[i].syscall || (set->fns[i].argbits & ~DC_COOKIE_RET_MASK))
+			return fail_at(c, root, "kernel function '%s': only name, match, regex and ret apply",
+				       set->fns[i].name);
 	if (!set->fns && !set->all_functions)
 		return fail_at(c, root, "missing 'functions:' or 'syscalls:'");
 	if (set->kind == DC_SET_UPROBES && !set->library)
@@ -307,6 +351,7 @@ void dc_probe_set_free(struct dc_probe_set *set)
 	free(set->category);
 	free(set->library);
 	free(set->kernel);
+	free(set->wrapper);
 	memset(set, 0, sizeof(*set));
 }
 
@@ -354,6 +399,8 @@ static int settings_key(struct ctx *c, const char *key, yaml_node_t *v, void *ar
 		return to_string(c, v, key, &s->probes);
 	if (strcmp(key, "probe_dir") == 0)
 		return to_string(c, v, key, &s->probe_dir);
+	if (strcmp(key, "site_cache") == 0)
+		return to_string(c, v, key, &s->site_cache);
 	if (strcmp(key, "mode") == 0) {
 		if (!scalar(v) || (s->mode = dc_parse_mode(scalar(v))) < 0)
 			return fail_at(c, v, "mode: expected trace or profile");
@@ -377,7 +424,7 @@ static int settings_key(struct ctx *c, const char *key, yaml_node_t *v, void *ar
 		s->uid = n;
 		return 0;
 	}
-	return fail_at(c, v, "unknown setting '%s' (job_id, output, mode, interval, probes, probe_dir, ringbuf_mb, uid)", key);
+	return fail_at(c, v, "unknown setting '%s' (job_id, output, mode, interval, probes, probe_dir, ringbuf_mb, uid, site_cache)", key);
 }
 
 int dc_settings_load(const char *path, struct dc_settings *s, char *err, size_t errlen)
@@ -399,4 +446,5 @@ void dc_settings_free(struct dc_settings *s)
 	free(s->output);
 	free(s->probes);
 	free(s->probe_dir);
+	free(s->site_cache);
 }

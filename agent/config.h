@@ -13,7 +13,11 @@ enum dc_set_kind {
 	DC_SET_UPROBES,  /* functions of a user library */
 	DC_SET_SYSCALLS, /* system calls, through the raw sys_enter/sys_exit tracepoints */
 	DC_SET_KERNEL,   /* a built-in group of kernel tracepoints: block, pagecache */
+	DC_SET_KFUNCS,   /* kernel functions by name, glob or regex (kernel: [...]) */
+	DC_SET_WRAPPER,  /* MPI-IO, recorded by libdcpmpi.so in each rank (wrapper: libdcpmpi) */
 };
+/* The one wrapper a set may name. */
+#define DC_WRAPPER_NAME "libdcpmpi"
 
 /* How a probe set names its functions. */
 enum dc_fn_select {
@@ -41,6 +45,7 @@ struct dc_probe_set {
 	char *category;
 	char *library; /* DC_SET_UPROBES: soname or path */
 	char *kernel;  /* DC_SET_KERNEL: the group's name */
+	char *wrapper; /* DC_SET_WRAPPER: DC_WRAPPER_NAME */
 	enum dc_set_kind kind;
 	bool all_functions;
 	unsigned dtype_size_offset; /* where an MPI datatype keeps its size */
@@ -58,6 +63,7 @@ struct dc_settings {
 	int interval_ms;
 	int ringbuf_mb;
 	int uid;      /* -1: not set */
+	char *site_cache; /* folder of decoded libraries, or "none" */
 };
 
 int dc_probe_set_load(const char *path, struct dc_probe_set *set, char *err, size_t errlen);

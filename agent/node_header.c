@@ -7,16 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "test_hooks.h"
 #include "topology.h"
-
-static __u64 now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void read_boot_id(char *out, size_t len)
 {
@@ -36,7 +29,7 @@ static void clock_refs(__u64 *mono, __u64 *real)
 	__u64 best = ~0ull;
 
 	for (int i = 0; i < 5; i++) {
-		__u64 m0 = now_ns(CLOCK_MONOTONIC), r = now_ns(CLOCK_REALTIME), m1 = now_ns(CLOCK_MONOTONIC);
+		__u64 m0 = dc_now_ns(CLOCK_MONOTONIC), r = dc_now_ns(CLOCK_REALTIME), m1 = dc_now_ns(CLOCK_MONOTONIC);
 
 		if (m1 - m0 < best) {
 			best = m1 - m0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "options.h"
+#include "site_cache.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -28,7 +29,10 @@ static const char usage[] =
 "                        profile: per-process, per-function counters every interval\n"
 "  -i, --interval SEC    profile mode: seconds between counter snapshots (default 1)\n"
 "  -p, --probes LIST     comma-separated probe sets (default posix,stdio,syscalls);\n"
-"                        a name is configs/probes/NAME.yaml, or give a path\n"
+"                        a name is configs/probes/NAME.yaml, or give a path;\n"
+"                        mpiio: MPI-IO recorded in each rank by libdcpmpi.so\n"
+"                        (preload it); mpiio-uprobe: by uprobes, Open MPI 4.x\n"
+"                        jobs without it (with both, each call is recorded once)\n"
 "      --probe-dir DIRS  colon-separated folders searched for probe sets first\n"
 "  -c, --config FILE     agent settings (YAML); command-line options win over it\n"
 "      --pid PID         trace this running process and its children (repeatable)\n"
@@ -38,6 +42,9 @@ static const char usage[] =
 "                        (default: $SLURM_JOB_UID, else the caller)\n"
 "      --ringbuf-mb N    ring buffer size in MiB, a power of two (default 16)\n"
 "      --ready-file FILE create FILE once every probe is attached\n"
+"      --site-cache DIR  where what decoding a library found is kept for the next\n"
+"                        run, per build id (default " DC_SITE_CACHE_DIR ";\n"
+"                        none: decode every time)\n"
 "      --socket PATH     control socket for MPI ranks (default: $DC_AGENT_SOCKET,\n"
 "                        else /run/datacrumbs/HOST/JOB_ID.sock)\n"
 "      --match-env NAME=VALUE\n"
@@ -47,7 +54,12 @@ static const char usage[] =
 "      --skip-program NAME\n"
 "                        with --match-env: not a program whose file is named\n"
 "                        NAME (up to 4; dc-prolog skips itself and dc-epilog)\n"
-"  -v, --verbose         say what is attached and show libbpf's messages\n"
+"      --check           say, per level, which mechanism this kernel offers (or\n"
+"                        what it lacks, and the Linux that has it), then exit:\n"
+"                        non-zero only when no level can be traced\n"
+"  -v, --verbose         say what is attached and where, each level's mechanism\n"
+"                        and, for a program the kernel refuses, the end of the\n"
+"                        verifier's log (-vv: every libbpf message)\n"
 "  -h, --help            show this help\n"
 "  -V, --version         show the version\n"
 "\n"
@@ -176,6 +188,11 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 	case 'G':
 		o->group_read = 1;
 		return 0;
+	case 'C':
+		o->check = 1;
+		return 0;
+	case 'Y':
+		return set_str(&o->s.site_cache, arg);
 	}
 	return -1;
 }
@@ -205,7 +222,8 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "uid", required_argument, 0, 'u' },      { "ringbuf-mb", required_argument, 0, 'r' },
 		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
 		{ "match-env", required_argument, 0, 'E' }, { "group-read", no_argument, 0, 'G' },
-		{ "skip-program", required_argument, 0, 'K' },
+		{ "skip-program", required_argument, 0, 'K' }, { "check", no_argument, 0, 'C' },
+		{ "site-cache", required_argument, 0, 'Y' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },

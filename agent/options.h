@@ -21,6 +21,7 @@ struct dc_options {
 	int npids;
 	int verbose;
 	int group_read; /* node files 0640 instead of 0600 */
+	int check;      /* --check: say what this kernel offers, and stop */
 	char **command; /* argv after --, NULL in daemon mode */
 };
 

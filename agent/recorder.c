@@ -155,6 +155,14 @@ static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, siz
 	return dc_writer_event(r->w, &m.ev);
 }
 
+int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m)
+{
+	if (m->path_len > DC_PATH_MAX)
+		return 0;
+	resolve_path(r, m);
+	return dc_writer_event(r->w, &m->ev);
+}
+
 /* Rank, world size and finalized flag packed in one table value. */
 #define RANK_VALUE(rank, world, fin) ((uint64_t)(uint32_t)(rank) | (uint64_t)(world) << 32 | (uint64_t)(fin) << 63)
 

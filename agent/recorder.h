@@ -20,6 +20,9 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w);
 void dc_recorder_free(struct dc_recorder *r);
 /* ring_buffer_sample_fn: the ring buffer calls it for each message. */
 int dc_recorder_handle(void *ctx, void *data, size_t len);
+/* A call from elsewhere than the ring buffer (a rank's MPI-IO ring), in
+ * the same form; m is the caller's to change. */
+int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m);
 /* A process traced from the start (the command, --pid): its open files too. */
 int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
 struct dc_ctl_msg;

@@ -13,6 +13,8 @@
 #define DC_PATH_MAX 4096
 #define DC_COMM_LEN 16
 #define DC_MAX_DEPTH 8
+/* Kernel functions open at once on a thread (kernel: probe sets). */
+#define DC_MAX_KDEPTH 16
 #define DC_MAX_FUNCS 4096
 
 /*
@@ -34,6 +36,15 @@ enum dc_slot {
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
+#define DC_COOKIE_RET_MASK (7ull << DC_COOKIE_RET_SHIFT)
+/* A slot's place and value in a cookie, and the return kind's: one
+ * expression for the BPF programs, the probe sets' parser and the sites. */
+#define DC_SLOT_SHIFT(s) (DC_COOKIE_FUNC_BITS + (s) * DC_SLOT_BITS)
+#define DC_SLOT_MASK ((1ull << DC_SLOT_BITS) - 1)
+#define DC_COOKIE_SLOT(cookie, s) (((cookie) >> DC_SLOT_SHIFT(s)) & DC_SLOT_MASK)
+#define DC_COOKIE_SET_SLOT(cookie, s, pos)                                                         \
+	(((cookie) & ~(DC_SLOT_MASK << DC_SLOT_SHIFT(s))) | ((__u64)(pos) << DC_SLOT_SHIFT(s)))
+#define DC_COOKIE_RET(cookie) (((cookie) >> DC_COOKIE_RET_SHIFT) & 7)
 /* The function releases the fd or handle it names (close, fclose). */
 #define DC_COOKIE_CLOSES (1ull << (DC_COOKIE_RET_SHIFT + 3))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
@@ -43,6 +54,19 @@ _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit the
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
 _Static_assert(DC_COOKIE_RET_SHIFT + 3 + 1 <= 63, "slots, return kind and closes stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
+
+/*
+ * Where the kernel gives no attach cookie (kprobes and uprobes before 5.15,
+ * fentry/fexit programs), each probe gets a copy of its program in which
+ * dc-agent replaces the 64-bit constant DC_CLONE_COOKIE_MAGIC with the
+ * probe's cookie, and DC_CLONE_NARGS_MAGIC with the number of arguments of
+ * the function (where fexit finds the return value). Plain numbers, no
+ * suffix: the BPF side writes them into instructions.
+ */
+#define DC_CLONE_COOKIE_MAGIC 0x7a11dc00c00c1e01
+#define DC_CLONE_NARGS_MAGIC 0x7a11dc00a7650002
+#define DC_STR_(x) #x
+#define DC_STR(x) DC_STR_(x)
 
 /* What a function's return value means. */
 enum dc_ret {
@@ -74,6 +98,13 @@ enum dc_ev_flag {
 	DC_EV_FLAGS(DC_EV_ENUM)
 #undef DC_EV_ENUM
 };
+
+/* dc_func.flags (a node file's function table): the DC_EV_SYSCALL and
+ * DC_EV_KERNEL bits of how the function is observed, and this one. */
+#define DC_FUNC_KFUNC 0x100 /* a kernel function of a kernel: probe set */
+/* Recorded inside the process by libdcpmpi.so (a wrapper set), not probed.
+ * A flag readers that do not know it ignore: no new node-format version. */
+#define DC_FUNC_WRAPPER 0x200
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {

@@ -87,6 +87,38 @@ static void test_syscall_set_and_all(void **state)
 	dc_probe_set_free(&set);
 }
 
+/* kernel: with a list names kernel functions: names, bare globs, patterns,
+ * and ret only; kernel: with a word stays a tracepoint group. */
+static void test_kernel_set(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: myfs\ncategory: fs\nkernel:\n"
+		   "  - vfs_read\n"
+		   "  - \"ext4_*\"\n"
+		   "  - {name: vfs_write, ret: bytes}\n"
+		   "  - {regex: \"^filemap_(read|fault)$\"}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.kind, DC_SET_KFUNCS);
+	assert_string_equal(set.category, "fs");
+	assert_null(set.library);
+	assert_int_equal(set.nfns, 4);
+	assert_int_equal(set.fns[0].select, DC_FN_NAME);
+	assert_int_equal(set.fns[1].select, DC_FN_GLOB);
+	assert_string_equal(set.fns[1].name, "ext4_*");
+	assert_int_equal(set.fns[2].select, DC_FN_NAME);
+	assert_int_equal((set.fns[2].argbits >> DC_COOKIE_RET_SHIFT) & 7, DC_RET_BYTES);
+	assert_int_equal(set.fns[3].select, DC_FN_REGEX);
+	dc_probe_set_free(&set);
+
+	write_yaml("set: k\nkernel: block\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.kind, DC_SET_KERNEL);
+	assert_string_equal(set.kernel, "block");
+	dc_probe_set_free(&set);
+}
+
 /* Each bad file names the file, the line and what is wrong. */
 static void expect_error(const char *yaml, int line, const char *what)
 {
@@ -115,8 +147,11 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {fd: 1}\n", 4, "a function needs a name");
 	expect_error("set: x\nsyscalls: all\n", 1, "'syscalls: all' is not supported");
 	expect_error("- just\n- a list\n", 1, "expected a mapping");
-	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block or pagecache");
+	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache or a list of kernel functions");
 	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
+	expect_error("set: k\nkernel:\n  - {name: vfs_read, fd: 1}\n", 1, "kernel function 'vfs_read': only name, match, regex and ret apply");
+	expect_error("set: k\nkernel: [vfs_read]\nlibrary: libc.so.6\n", 1, "a set of kernel functions names no library");
+	expect_error("set: k\nkernel: [vfs_read]\nfunctions: [read]\n", 3, "a set has one list: functions, syscalls or kernel");
 }
 
 /* Patterns, thin wrappers, and keys given twice. */
@@ -201,6 +236,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uprobe_set),
 		cmocka_unit_test(test_syscall_set_and_all),
+		cmocka_unit_test(test_kernel_set),
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_patterns_wrappers_duplicates),
 		cmocka_unit_test(test_missing_file),

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* dc-agent's setup: probe sets, the kernel's features, the BPF programs and
+ * their probes, the job and its node file. */
+#include "agent.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "caps.h"
+#include "control.h"
+#include "datacrumbs.skel.h"
+#include "job_folder.h"
+#include "ksyms.h"
+#include "node_header.h"
+#include "probes.h"
+#include "rank_ring.h"
+#include "rank_rings.h"
+#include "recorder.h"
+#include "site_cache.h"
+
+/* ---- setup ---- */
+
+static int load_probe_sets(struct agent *a)
+{
+	const char *list = a->opt.s.probes ? a->opt.s.probes : "posix,stdio,syscalls";
+	char dirs[PATH_MAX * 2], path[PATH_MAX], err[1024], name[256];
+	const char *env = getenv("DC_PROBE_DIR");
+
+	snprintf(dirs, sizeof(dirs), "%s:%s:%s", a->opt.s.probe_dir ? a->opt.s.probe_dir : "",
+		 env ? env : "", DC_PROBE_DIRS);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len && len < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, p);
+			if (a->nsets == MAX_SETS) {
+				die_msg("at most %d probe sets", MAX_SETS);
+				return -1;
+			}
+			if (dc_probe_set_find(name, dirs, path, sizeof(path))) {
+				die_msg("probe set '%s' not found (looked for %s.yaml in %s)", name, name, dirs);
+				return -1;
+			}
+			if (dc_probe_set_load(path, &a->sets[a->nsets], err, sizeof(err))) {
+				die_msg("%s", err);
+				return -1;
+			}
+			a->nsets++;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!a->nsets) {
+		die_msg("--probes names no probe set");
+		return -1;
+	}
+	return 0;
+}
+
+static int ensure_tracefs(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		return 0;
+	die_msg("tracefs is not mounted and mounting it failed (%s): run "
+		"'mount -t tracefs nodev /sys/kernel/tracing'", strerror(errno));
+	return -1;
+}
+
+static bool has_kernel_functions(const struct agent *a)
+{
+	for (int i = 0; i < a->nsets; i++)
+		if (a->sets[i].kind == DC_SET_KFUNCS)
+			return true;
+	return false;
+}
+
+/* What this kernel offers decides each level's programs. */
+static int load_bpf(struct agent *a)
+{
+	char target[256], err[512];
+	const char *fentry = NULL;
+
+	a->t.setup = dc_now_ns(CLOCK_MONOTONIC);
+	dc_features_probe(&a->feat, DC_FEATURES_START | (has_kernel_functions(a) ? DC_FEATURES_KFUNCS : 0));
+	a->t.features = dc_now_ns(CLOCK_MONOTONIC);
+	if (has_kernel_functions(a)) {
+		a->ksyms = dc_ksyms_open(err, sizeof(err));
+		if (!a->ksyms)
+			die_msg("warning: %s: kernel function sets are skipped", err);
+		else if (a->feat.has[DC_FEAT_FENTRY] &&
+			 dc_ksyms_first_fentry(a->ksyms, a->sets, a->nsets, DC_FENTRY_MAX_ARGS, target, sizeof(target)) == 0)
+			fentry = target;
+	}
+	dc_load_plan_make(&a->plan, a->sets, a->nsets, &a->feat, fentry);
+	if (a->opt.verbose)
+		dc_features_report(&a->feat, stderr);
+	a->skel = dc_bpf_load(&a->plan, &a->feat, &a->opt, a->sets, a->nsets);
+	a->t.load = dc_now_ns(CLOCK_MONOTONIC);
+	return a->skel ? 0 : -1;
+}
+
+static int attach_probes(struct agent *a)
+{
+	int total = 0;
+
+	const char *cache = a->opt.s.site_cache ? a->opt.s.site_cache : DC_SITE_CACHE_DIR;
+
+	a->probes = dc_probes_new(a->skel, &a->feat, &a->plan, a->ksyms, strcmp(cache, "none") ? cache : NULL,
+				  a->opt.verbose);
+	if (!a->probes) {
+		die_msg("out of memory");
+		return -1;
+	}
+	/* Wrapper sets first: a uprobe set leaves the calls they serve alone. */
+	for (int k = 0; k < 2 * a->nsets; k++) {
+		int i = k % a->nsets, n;
+
+		if ((k < a->nsets) != (a->sets[i].kind == DC_SET_WRAPPER))
+			continue;
+		if ((n = dc_probes_attach(a->probes, &a->sets[i])) < 0) {
+			die_msg("out of memory attaching probe set '%s'", a->sets[i].name);
+			return -1;
+		}
+		total += n;
+	}
+	a->t.attach = dc_now_ns(CLOCK_MONOTONIC);
+	a->probes_decode_ns = dc_probes_decode_ns(a->probes);
+	if (!total) {
+		die_msg("no probe could be attached: check the probe sets (-v shows details)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The job, its user and its control socket are settled before the command
+ * starts: the command inherits DC_JOB_ID and DC_AGENT_SOCKET, so that MPI
+ * ranks under it find this agent.
+ */
+static int resolve_job(struct agent *a)
+{
+	const char *slurm_uid = getenv("SLURM_JOB_UID");
+	char err[256];
+	struct passwd *pw;
+
+	if (a->opt.s.job_id)
+		snprintf(a->job, sizeof(a->job), "%s", a->opt.s.job_id);
+	else
+		dc_job_default_id(a->job, sizeof(a->job));
+	if (!dc_job_id_valid(a->job)) {
+		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", a->job);
+		return -1;
+	}
+	a->uid = a->opt.s.uid >= 0 ? (uid_t)a->opt.s.uid : slurm_uid ? (uid_t)atoi(slurm_uid) : getuid();
+	a->gid = (pw = getpwuid(a->uid)) ? pw->pw_gid : getgid();
+	if (a->opt.socket_path)
+		snprintf(a->socket_path, sizeof(a->socket_path), "%s", a->opt.socket_path);
+	else if (dc_ctl_socket_path(a->job, a->socket_path, sizeof(a->socket_path))) {
+		die_msg("no control socket path for job %s: give --socket", a->job);
+		return -1;
+	}
+	a->lock_fd = dc_control_claim(a->socket_path, err, sizeof(err));
+	if (a->lock_fd < 0) {
+		die_msg("%s", err);
+		return -1;
+	}
+	if (setenv("DC_JOB_ID", a->job, 1) || setenv("DC_AGENT_SOCKET", a->socket_path, 1)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int create_node_file(struct agent *a)
+{
+	const char *out = a->opt.s.output ? a->opt.s.output : getenv("DC_OUTPUT_DIR");
+	char base[PATH_MAX - 200], name[128], err[PATH_MAX + 256];
+	struct dc_node_header h;
+	int dir_fd;
+
+	snprintf(base, sizeof(base), "%s", out && *out ? out : "datacrumbs");
+	dir_fd = dc_job_folder_open(base, a->job, a->uid, a->gid, err, sizeof(err));
+	if (dir_fd < 0) {
+		die_msg("%s", err);
+		return -1;
+	}
+	dc_node_header_fill(&h, a->job, a->opt.s.mode, a->opt.s.interval_ms, a->uid, a->ncpus);
+	for (int i = 1; i < 1000; i++) {
+		if (i == 1)
+			snprintf(name, sizeof(name), "%s%s", h.hostname, DC_NODE_SUFFIX);
+		else
+			snprintf(name, sizeof(name), "%s.%d%s", h.hostname, i, DC_NODE_SUFFIX);
+		snprintf(a->path, sizeof(a->path), "%s/%s/%s", base, a->job, name);
+		a->writer = dc_writer_create_at(dir_fd, name, &h, a->uid, a->gid, a->opt.group_read ? 0640 : 0600,
+						err, sizeof(err));
+		if (a->writer || errno != EEXIST)
+			break;
+	}
+	close(dir_fd);
+	if (!a->writer) {
+		die_msg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_function_table(struct agent *a)
+{
+	for (size_t i = 0; i < dc_probes_count(a->probes); i++) {
+		const struct dc_function *f = dc_probes_function(a->probes, i);
+		struct dc_func rec = {
+			.id = i,
+			.name = dc_writer_string(a->writer, f->name),
+			.category = dc_writer_string(a->writer, f->category),
+			.flags = f->flags,
+		};
+
+		if (dc_writer_func(a->writer, &rec))
+			return -1;
+	}
+	return dc_writer_flush(a->writer);
+}
+
+/* A perf event per probe where the kernel has no uprobe_multi: thousands
+ * of descriptors. The command was forked before this and keeps its own. */
+static void raise_fd_limit(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+static struct dc_rank_rings *new_rings(struct agent *a)
+{
+	__u32 ids[DC_RING_MAX_FUNCS];
+	__u64 mask = dc_probes_wrapper(a->probes, ids, DC_RING_MAX_FUNCS);
+
+	return dc_rank_rings_new(a->recorder, a->writer, a->opt.s.mode, mask, ids);
+}
+
+/* --check: the kernel's features and each level's mechanism. */
+int agent_check_kernel(struct agent *a)
+{
+	char msg[512];
+	int levels;
+
+	if (dc_check_capabilities(msg, sizeof(msg))) {
+		die_msg("%s (the kernel's features are found by loading test programs)", msg);
+		return 1;
+	}
+	dc_features_probe(&a->feat, DC_FEATURES_ALL);
+	levels = dc_features_report(&a->feat, stdout);
+	dc_options_free(&a->opt);
+	return levels ? 0 : 1;
+}
+
+int agent_setup(struct agent *a)
+{
+	char msg[512];
+
+	if (dc_check_capabilities(msg, sizeof(msg))) {
+		die_msg("%s", msg);
+		return -1;
+	}
+	if (load_probe_sets(a) || ensure_tracefs() || resolve_job(a))
+		return -1;
+	a->ncpus = libbpf_num_possible_cpus();
+	a->stats = calloc(a->ncpus > 0 ? a->ncpus : 1, sizeof(*a->stats));
+	if (a->ncpus <= 0 || !a->stats) {
+		die_msg("cannot count the CPUs");
+		return -1;
+	}
+	if (a->opt.command && dc_launch(a->opt.command, &a->child, msg, sizeof(msg))) {
+		die_msg("%s", msg);
+		return -1;
+	}
+	raise_fd_limit();
+	if (load_bpf(a) || attach_probes(a) || create_node_file(a) || write_function_table(a))
+		return -1;
+	a->recorder = dc_recorder_new(a->writer);
+	if (a->recorder && !(a->rings = new_rings(a))) {
+		die_msg("out of memory");
+		return -1;
+	}
+	a->rb = a->recorder ? ring_buffer__new(bpf_map__fd(a->skel->maps.dc_events), agent_on_sample, a, NULL)
+			    : NULL;
+	if (!a->rb) {
+		die_msg("cannot set up the ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return agent_open_control(a);
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* dc-agent's loop: the ring buffer, the ranks at the control socket and
+ * their MPI-IO rings, the job's processes, signals. */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "control.h"
+#include "counters.h"
+#include "datacrumbs.skel.h"
+#include "links.h"
+#include "probes.h"
+#include "rank_rings.h"
+#include "recorder.h"
+
+/* ---- tracing ---- */
+
+static int track_pid(struct agent *a, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(a->skel->maps.dc_tracked), &key, &one, BPF_ANY)) {
+		die_msg("cannot track pid %d: %s", pid, strerror(errno));
+		return -1;
+	}
+	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC));
+}
+
+static bool is_tracked(struct agent *a, __u32 pid)
+{
+	__u32 v;
+
+	return bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.dc_tracked), &pid, &v) == 0;
+}
+
+/* A rank that registers joins the job if it was not traced yet (daemon mode). */
+static int on_rank(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t len)
+{
+	struct agent *a = ctx;
+	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+
+	if (m->type == DC_CTL_REGISTER && !is_tracked(a, m->pid) && track_pid(a, m->pid)) {
+		if (ring_fd >= 0)
+			close(ring_fd);
+		return ENOMEM;
+	}
+	/* A ring turned down leaves the rank registered, its MPI-IO unrecorded. */
+	if (ring_fd >= 0 && dc_rank_rings_add(a->rings, m->pid, ring_fd, note, len))
+		fprintf(stderr, "dc-agent: warning: pid %u (rank %d): %s\n", m->pid, m->rank, note);
+	if (m->type == DC_CTL_FINALIZE)
+		dc_rank_rings_finish(a->rings, m->pid, now);
+	if (a->opt.verbose)
+		fprintf(stderr, "dc-agent: pid %u is rank %d of %d%s\n", m->pid, m->rank, m->world_size,
+			m->type == DC_CTL_FINALIZE ? " (MPI_Finalize)" : "");
+	return dc_recorder_rank(a->recorder, m, now) ? EIO : 0;
+}
+
+int agent_open_control(struct agent *a)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char err[256];
+
+	a->control = dc_control_open(a->socket_path, a->uid, a->gid, a->job, on_rank, a, err, sizeof(err));
+	if (!a->control) {
+		die_msg("%s", err);
+		return -1;
+	}
+	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.fd = dc_control_fd(a->control);
+	if (a->epoll_fd < 0 || epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+		die_msg("epoll: %s", strerror(errno));
+		return -1;
+	}
+	/*
+	 * Edge-triggered: the BPF side wakes the agent only past a high-water
+	 * mark (BPF_RB_FORCE_WAKEUP), and level-triggered readiness ("any data
+	 * at all") would have the loop spin on every few records under load:
+	 * 55,848 wake-ups a second and 1.1 us of the agent's CPU an event on
+	 * 1-byte writes. Otherwise it wakes on its timer.
+	 */
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.fd = ring_buffer__epoll_fd(a->rb);
+	if (epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+		die_msg("epoll: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int agent_on_sample(void *ctx, void *data, size_t len)
+{
+	struct agent *a = ctx;
+
+	dc_recorder_handle(a->recorder, data, len);
+	if (++a->batch >= BATCH_EVENTS && !a->draining)
+		return -EAGAIN; /* libbpf keeps what was taken and stops here */
+	return 0;
+}
+
+/* Waits for ring buffer data or a rank at the socket, at most POLL_MS
+ * (RING_POLL_MS while ranks hold rings). */
+static int wait_and_consume(struct agent *a)
+{
+	struct epoll_event evs[4];
+	int n = epoll_wait(a->epoll_fd, evs, 4, dc_rank_rings_active(a->rings) ? RING_POLL_MS : POLL_MS);
+
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	/* Each time round, not only when it is ready: silent clients expire. */
+	dc_control_serve(a->control);
+	a->batch = 0;
+	n = ring_buffer__consume(a->rb);
+	dc_rank_rings_drain(a->rings);
+	return n < 0 && n != -EAGAIN ? n : 0;
+}
+
+int agent_start_targets(struct agent *a)
+{
+	char err[512];
+
+	for (int i = 0; i < a->opt.npids; i++) {
+		if (kill(a->opt.pids[i], 0) && errno == ESRCH) {
+			die_msg("--pid %d: no such process", a->opt.pids[i]);
+			return -1;
+		}
+		if (track_pid(a, a->opt.pids[i]))
+			return -1;
+	}
+	if (!a->opt.command)
+		return 0;
+	if (track_pid(a, a->child.pid))
+		return -1;
+	if (dc_launch_release(&a->child, a->opt.command[0], err, sizeof(err))) {
+		a->child.pid = 0;
+		die_msg("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void agent_write_ready_file(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		die_msg("warning: cannot create ready file %s: %s", path, strerror(errno));
+		return;
+	}
+	dprintf(fd, "%d\n", (int)getpid());
+	close(fd);
+}
+
+void agent_record_stats(struct agent *a)
+{
+	if (dc_stats_read(bpf_map__fd(a->skel->maps.dc_stats), a->stats, a->ncpus) == 0)
+		dc_writer_stats(a->writer, a->stats, a->ncpus);
+}
+
+void agent_profile_snapshot(struct agent *a)
+{
+	__u32 exited[256];
+	size_t n = dc_recorder_take_exited(a->recorder, exited, 256);
+
+	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+
+	dc_profile_snapshot(bpf_map__fd(a->skel->maps.dc_profile), a->ncpus, a->writer, now, exited, n);
+	dc_rank_rings_snapshot(a->rings, now);
+}
+
+/*
+ * Nothing new is seen from here on: the programs stop at once, and the
+ * probes are detached now where that is quick, else last of all, in the
+ * background (dc_probes_destroy_detached).
+ */
+void agent_stop_probes(struct agent *a)
+{
+	if (a->skel && a->skel->bss)
+		a->skel->bss->dc_stopped = 1;
+}
+
+/*
+ * Every link and probe in one batch: the kernel waits a grace period to
+ * take each away, and waits side by side share it. Many per-function
+ * probes (no uprobe_multi) take seconds even so: a child detaches those,
+ * and this process ends without waiting.
+ */
+void agent_detach_all(struct agent *a)
+{
+	struct bpf_link *own[4] = { 0 };
+	__u64 t0 = dc_now_ns(CLOCK_MONOTONIC);
+	pid_t pid;
+
+	agent_stop_probes(a);
+	if (a->skel) {
+		struct bpf_link **l[] = { &a->skel->links.dc_fork, &a->skel->links.dc_exit, &a->skel->links.dc_exec,
+					  &a->skel->links.dc_exec_bounded };
+
+		for (int i = 0; i < 4; i++) {
+			own[i] = *l[i];
+			*l[i] = NULL;
+		}
+	}
+	if (!a->probes || dc_probes_adopt_links(a->probes, own, 4)) {
+		dc_links_destroy(own, 4);
+		dc_probes_destroy(a->probes);
+	} else if ((pid = dc_probes_destroy_detached(a->probes)) > 0 && a->opt.verbose) {
+		fprintf(stderr, "dc-agent: this kernel detaches each probe one by one: pid %d does it in the "
+				"background (the probes are stopped)\n", (int)pid);
+	}
+	a->probes = NULL;
+	a->t.detach = dc_now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* A full disk stops the trace, never the job: detach and keep waiting. */
+static void check_writer(struct agent *a)
+{
+	int err = dc_writer_error(a->writer);
+
+	if (!err || a->write_failed)
+		return;
+	a->write_failed = true;
+	die_msg("writing %s: %s; tracing stopped, the file holds everything up to its last "
+		"complete chunk", a->path, strerror(err));
+	agent_detach_all(a);
+}
+
+static bool command_done(struct agent *a, int *status)
+{
+	if (!a->opt.command || a->child.pid <= 0)
+		return false;
+	if (waitpid(a->child.pid, status, WNOHANG) != a->child.pid)
+		return false;
+	a->child.pid = 0;
+	return true;
+}
+
+/* Forwards the first SIGINT/SIGTERM to the command; a second stops the agent. */
+static bool handle_signal(struct agent *a, int *forwarded)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return false;
+	if (!a->opt.command || a->child.pid <= 0 || *forwarded)
+		return true;
+	stop_signal = 0;
+	*forwarded = sig;
+	kill(a->child.pid, sig);
+	return false;
+}
+
+int agent_run(struct agent *a, int *status)
+{
+	__u64 next_flush = dc_now_ns(CLOCK_MONOTONIC) + FLUSH_MS * 1000000ull;
+	__u64 next_snapshot = dc_now_ns(CLOCK_MONOTONIC) + a->opt.s.interval_ms * 1000000ull;
+	int forwarded = 0;
+
+	for (;;) {
+		int n = wait_and_consume(a);
+		__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+
+		a->wakeups++;
+		if (n < 0 && n != -EINTR) {
+			die_msg("reading the ring buffer: %s", strerror(-n));
+			return -1;
+		}
+		if (command_done(a, status) || handle_signal(a, &forwarded))
+			break;
+		if (a->opt.s.mode == DC_MODE_PROFILE && now >= next_snapshot) {
+			agent_profile_snapshot(a);
+			next_snapshot = now + a->opt.s.interval_ms * 1000000ull;
+		}
+		if (now >= next_flush && !a->write_failed) {
+			agent_record_stats(a);
+			dc_writer_flush(a->writer);
+			next_flush = now + FLUSH_MS * 1000000ull;
+		}
+		check_writer(a);
+	}
+	return 0;
+}
