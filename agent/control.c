@@ -5,21 +5,40 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/epoll.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-/* A client sends as soon as it connects; one that does not is dropped. */
+#include "clock.h"
+
+/*
+ * A client sends as soon as it connects; one that does not is dropped after
+ * CLIENT_WAIT_MS. No client is ever waited for: silent ones are kept (at
+ * most MAX_CLIENTS, the oldest let go first) and looked at again when they
+ * speak or the agent's loop comes round, so that a flood of connections
+ * never holds the ring buffer's draining, signals or other registrations.
+ */
 #define CLIENT_WAIT_MS 100
+#define MAX_CLIENTS 64
+#define ACCEPT_PER_SERVE 64
+
+struct client {
+	int fd;
+	__u64 deadline; /* CLOCK_MONOTONIC ns */
+};
 
 struct dc_control {
 	int fd;
+	int epfd; /* the socket and the clients waited for */
+	struct client clients[MAX_CLIENTS];
+	int nclients;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uid_t uid;
 	char job_id[64];
@@ -133,7 +152,7 @@ struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	c->fd = -1;
+	c->fd = c->epfd = -1;
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		snprintf(err, errlen, "control socket path too long: %s", path);
 		goto fail;
@@ -159,7 +178,9 @@ struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const
 	}
 	/* The job's user may connect; SO_PEERCRED then says who did. The owner
 	 * is changed without following a link that might have been swapped in. */
-	if (fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW) || listen(c->fd, 128)) {
+	if (fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW) || listen(c->fd, 128) ||
+	    (c->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd, &(struct epoll_event){ .events = EPOLLIN, .data.fd = c->fd })) {
 		snprintf(err, errlen, "cannot set up control socket %s: %s", path, strerror(errno));
 		unlink(path);
 		goto fail;
@@ -168,13 +189,15 @@ struct dc_control *dc_control_open(const char *path, uid_t uid, gid_t gid, const
 fail:
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->epfd >= 0)
+		close(c->epfd);
 	free(c);
 	return NULL;
 }
 
 int dc_control_fd(const struct dc_control *c)
 {
-	return c->fd;
+	return c->epfd;
 }
 
 static void reply(int fd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -209,47 +232,138 @@ static int check_sender(struct dc_control *c, const struct dc_ctl_msg *m, const 
 	return 0;
 }
 
-static void serve_client(struct dc_control *c, int fd)
+/*
+ * One message and the fds beside it. A ring is kept only where the message
+ * says it carries one; any other fd a client sends (or more than one) is
+ * closed here. *ring is -1 without one.
+ */
+static ssize_t receive(int fd, char *buf, size_t len, int *ring)
 {
-	char buf[sizeof(struct dc_ctl_msg) + 64], why[256];
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { buf, len };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
+	ssize_t n = recvmsg(fd, &h, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+
+	*ring = -1;
+	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&h) : NULL; c; c = CMSG_NXTHDR(&h, c)) {
+		size_t nfds;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+			continue;
+		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfds; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*ring < 0)
+				*ring = got;
+			else
+				close(got);
+		}
+	}
+	return n;
+}
+
+/* A well-formed message, with the fd it announces and no other. */
+static int parse(const char *buf, size_t n, int ring, struct dc_ctl_msg *m, char *why, size_t len)
+{
+	if (dc_ctl_parse(buf, n, m, why, len))
+		return -1;
+	if (((m->flags & DC_CTL_FLAG_RING) != 0) == (ring >= 0))
+		return 0;
+	snprintf(why, len, "%s", ring >= 0 ? "an fd the message does not announce" : "the announced ring is missing");
+	return -1;
+}
+
+/* 1 while the client has said nothing yet, else 0 (answered or gone). */
+static int serve_client(struct dc_control *c, int fd)
+{
+	char buf[sizeof(struct dc_ctl_msg) + 64], why[256], note[120] = "ok";
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct dc_ctl_msg m;
+	int status, ring;
 	ssize_t n;
-	int status;
 
-	if (poll(&p, 1, CLIENT_WAIT_MS) <= 0)
-		return;
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
-	if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen))
-		return;
-	if (dc_ctl_parse(buf, (size_t)n, &m, why, sizeof(why))) {
+	n = receive(fd, buf, sizeof(buf), &ring);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 1;
+	if (n <= 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen)) {
+		if (ring >= 0)
+			close(ring);
+		return 0;
+	}
+	if (parse(buf, (size_t)n, ring, &m, why, sizeof(why))) {
+		if (ring >= 0)
+			close(ring);
 		c->refused++;
 		reply(fd, EINVAL, "refused: %s", why);
-		return;
+		return 0;
 	}
 	status = check_sender(c, &m, &cred, why, sizeof(why));
-	if (!status && (status = c->fn(c->ctx, &m)))
+	if (status && ring >= 0)
+		close(ring);
+	/* The callback owns the ring from here. */
+	if (!status && (status = c->fn(c->ctx, &m, ring, note, sizeof(note))))
 		snprintf(why, sizeof(why), "%s", strerror(status));
 	if (status) {
 		c->refused++;
 		fprintf(stderr, "dc-agent: refused a registration from pid %d: %s\n", cred.pid, why);
 		reply(fd, status, "refused: %s", why);
+		return 0;
+	}
+	reply(fd, 0, "%s", note);
+	return 0;
+}
+
+static void drop_client(struct dc_control *c, int i)
+{
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->clients[i].fd, NULL);
+	close(c->clients[i].fd);
+	c->clients[i] = c->clients[--c->nclients];
+}
+
+/* A new connection: answered now if it has spoken, else kept (the oldest
+ * kept is let go to make room). */
+static void take_client(struct dc_control *c, int fd, __u64 now)
+{
+	int oldest = 0;
+
+	if (!serve_client(c, fd)) {
+		close(fd);
 		return;
 	}
-	reply(fd, 0, "ok");
+	if (c->nclients == MAX_CLIENTS) {
+		for (int i = 1; i < c->nclients; i++)
+			if (c->clients[i].deadline < c->clients[oldest].deadline)
+				oldest = i;
+		drop_client(c, oldest);
+	}
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &(struct epoll_event){ .events = EPOLLIN, .data.fd = fd })) {
+		close(fd);
+		return;
+	}
+	c->clients[c->nclients++] = (struct client){ fd, now + CLIENT_WAIT_MS * 1000000ull };
 }
 
 void dc_control_serve(struct dc_control *c)
 {
-	for (;;) {
-		int fd = accept4(c->fd, NULL, NULL, SOCK_CLOEXEC);
+	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+
+	/* The clients kept: answered once they speak, let go once silent too long. */
+	for (int i = c->nclients - 1; i >= 0; i--) {
+		if (!serve_client(c, c->clients[i].fd) || now >= c->clients[i].deadline)
+			drop_client(c, i);
+	}
+	for (int i = 0; i < ACCEPT_PER_SERVE; i++) {
+		int fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return; /* EAGAIN: none waiting */
-		serve_client(c, fd);
-		close(fd);
+		take_client(c, fd, now);
 	}
 }
 
@@ -257,6 +371,9 @@ void dc_control_close(struct dc_control *c)
 {
 	if (!c)
 		return;
+	while (c->nclients)
+		drop_client(c, c->nclients - 1);
+	close(c->epfd);
 	close(c->fd);
 	unlink(c->path);
 	free(c);

@@ -10,9 +10,10 @@
 
 struct dc_control;
 
-/* Called for each accepted message; a non-zero return is sent back as the
- * refusal's errno. */
-typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m);
+/* Called for each accepted message, with the rank's ring (an fd the
+ * callback then owns) or -1; a non-zero return is sent back as the
+ * refusal's errno, else note (starting "ok") as the answer. */
+typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t notelen);
 
 /*
  * One agent per control socket: takes PATH.lock (flock), held for the

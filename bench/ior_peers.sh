@@ -2,10 +2,13 @@
 # IOR under DataCrumbs and under Darshan, side by side in one run.
 #
 # Builds IOR 4.0.0 and Darshan 3.5.0 from ../shared/peers (their build.sh),
-# then runs interleaved rounds of IOR (4 KiB transfers, 2 ranks, a file per
-# process, write then read) with the POSIX and the MPIIO back ends: bare,
-# under Darshan (LD_PRELOAD), Darshan with DXT tracing, and under dc-agent in
-# trace and profile modes with the default probe sets (plus mpiio for MPIIO).
+# then runs interleaved rounds of IOR (2 ranks, a file per process, write
+# then read) with the POSIX and MPIIO back ends at 4 KiB transfers and the
+# HDF5 back end at 1 MiB (the original's paper's workload): bare, under
+# Darshan (LD_PRELOAD, with its HDF5 module), Darshan with DXT tracing, and
+# under dc-agent in trace and profile modes with the default probe sets,
+# plus mpiio (recorded by libdcpmpi.so, preloaded into the ranks as
+# dc-prolog does) for MPIIO, and mpiio and hdf5_openmpi for HDF5.
 # Prints, per back end and tool: the median of IOR's own write+read time as a
 # ratio to bare, the calls each tool recorded against IOR's count, and the
 # bytes on disk per traced call.
@@ -25,13 +28,14 @@ agent=$build/agent/dc-agent
 dump=$build/collector/dc-dump
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-ior.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-xfer=4096
 case $block in
 *k) bbytes=$((${block%k} * 1024)) ;;
 *m) bbytes=$((${block%m} * 1048576)) ;;
 *) bbytes=$block ;;
 esac
-expected=$((2 * bbytes / xfer)) # writes (and reads) of both ranks
+xfer_of() { [ "$1" = HDF5 ] && echo 1048576 || echo 4096; }
+expected() { echo $((2 * bbytes / $(xfer_of "$1"))); } # writes (and reads) of both ranks
+pmpi=$build/mpi_hooks/libdcpmpi.so
 
 mpi=(mpirun --allow-run-as-root --oversubscribe -np 2)
 
@@ -45,8 +49,9 @@ now_ns() { date +%s%N; }
 run() {
 	local api=$1 tool=$2 r=$3 dir="$tmp/$1-$2-$3" out t0 t1 sets=posix,stdio,syscalls
 	mkdir -p "$dir/data"
-	local args=(-a "$api" -t 4k -b "$block" -F -w -r -o "$dir/data/f")
+	local args=(-a "$api" -t "$(xfer_of "$api")" -b "$block" -F -w -r -o "$dir/data/f")
 	[ "$api" = MPIIO ] && sets=$sets,mpiio
+	[ "$api" = HDF5 ] && sets=$sets,mpiio,hdf5_openmpi
 	case $tool in
 	trace | profile) agent_start "$agent" "$dir" ior "$tool" "$sets" "$api-$r" ;;
 	esac
@@ -56,7 +61,9 @@ run() {
 	darshan | dxt)
 		out=$(DARSHAN_LOGFILE="$dir/log.darshan" DXT_ENABLE_IO_TRACE=$([ "$tool" = dxt ] && echo 1 || echo 0) \
 			"${mpi[@]}" -x LD_PRELOAD="$darshan" -x DARSHAN_LOGFILE -x DXT_ENABLE_IO_TRACE "$ior" "${args[@]}") ;;
-	trace | profile) out=$(DC_BENCH_RUN="$api-$r" "${mpi[@]}" "$ior" "${args[@]}") ;;
+	trace | profile)
+		out=$(DC_BENCH_RUN="$api-$r" DC_JOB_ID=ior "${mpi[@]}" -x LD_PRELOAD="$pmpi" -x DC_JOB_ID \
+			"$ior" "${args[@]}") ;;
 	esac
 	t1=$(now_ns)
 	case $tool in
@@ -66,17 +73,24 @@ run() {
 	rm -rf "$dir/data"
 }
 
+# The level and the write and read calls each tool counts, per back end.
+level_of() { case $1 in MPIIO) echo mpiio ;; HDF5) echo hdf5 ;; *) echo posix ;; esac; }
+calls_of() { case $1 in MPIIO) echo "MPI_File_write_at MPI_File_read_at" ;; HDF5) echo "H5Dwrite H5Dread" ;; *) echo "write read" ;; esac; }
+darshan_of() { case $1 in MPIIO) echo MPIIO ;; HDF5) echo H5D ;; *) echo POSIX ;; esac; }
+
 # counts API TOOL DIR: "writes reads bytes-on-disk records" the tool recorded.
 counts() {
-	local api=$1 tool=$2 dir=$3 f
+	local api=$1 tool=$2 dir=$3 f wf rf
+	read -r wf rf <<<"$(calls_of "$api")"
 	case $tool in
 	darshan)
-		"$peers/bin/darshan-parser" "$dir/log.darshan" | awk -v m="$([ "$api" = MPIIO ] && echo MPIIO || echo POSIX)" '
+		"$peers/bin/darshan-parser" "$dir/log.darshan" | awk -v m="$(darshan_of "$api")" '
 			$4 == m "_WRITES" || $4 == m "_INDEP_WRITES" { w += $5 } $4 == m "_READS" || $4 == m "_INDEP_READS" { r += $5 }
 			END { print w + 0, r + 0 }' | tr '\n' ' '
 		echo "$(stat -c %s "$dir/log.darshan") 0" ;;
 	dxt)
-		"$peers/bin/darshan-dxt-parser" "$dir/log.darshan" | awk -v m="$([ "$api" = MPIIO ] && echo X_MPIIO || echo X_POSIX)" '
+		# DXT traces POSIX and MPI-IO calls only: HDF5's are its MPI-IO writes.
+		"$peers/bin/darshan-dxt-parser" "$dir/log.darshan" | awk -v m="$([ "$api" = POSIX ] && echo X_POSIX || echo X_MPIIO)" '
 			$1 == m && $3 == "write" { w++ } $1 == m && $3 == "read" { r++ } $1 ~ /^X_/ { n++ }
 			END { print w + 0, r + 0 }' | tr '\n' ' '
 		echo "$(stat -c %s "$dir/log.darshan") $("$peers/bin/darshan-dxt-parser" "$dir/log.darshan" | grep -c '^ *X_')" ;;
@@ -86,6 +100,11 @@ counts() {
 		if [ "$api" = MPIIO ]; then
 			awk -v d="$dir/data/" '$1 == "event" && index($0, "level=mpiio func=MPI_File_write") && index($0, " path=" d) { w++ }
 				$1 == "event" && index($0, "level=mpiio func=MPI_File_read") && index($0, " path=" d) { r++ }
+				END { print w + 0, r + 0 }' "$dir/dump.txt" | tr '\n' ' '
+		elif [ "$api" = HDF5 ]; then
+			# IOR names its datasets through the HDF5 1.6 API: the calls, not their paths.
+			awk '$1 == "event" && index($0, "level=hdf5 func=H5Dwrite ") { w++ }
+				$1 == "event" && index($0, "level=hdf5 func=H5Dread ") { r++ }
 				END { print w + 0, r + 0 }' "$dir/dump.txt" | tr '\n' ' '
 		else
 			awk -v d="$dir/data/" '$1 == "event" && index($0, "level=posix func=write ") && index($0, " path=" d) { w++ }
@@ -97,9 +116,7 @@ counts() {
 		f=$(ls "$dir/out/ior"/*.dcnode)
 		# Cumulative per-process totals: the last snapshot of each pid's function
 		# (all of its calls, including IOR's own writes to stdout).
-		"$dump" "$f" | awk -v l="$([ "$api" = MPIIO ] && echo mpiio || echo posix)" \
-			-v wf="$([ "$api" = MPIIO ] && echo MPI_File_write_at || echo write)" \
-			-v rf="$([ "$api" = MPIIO ] && echo MPI_File_read_at || echo read)" '
+		"$dump" "$f" | awk -v l="$(level_of "$api")" -v wf="$wf" -v rf="$rf" '
 			$1 == "counter" && $4 == "level=" l && $5 == "func=" wf { w[$3] = substr($6, 7) }
 			$1 == "counter" && $4 == "level=" l && $5 == "func=" rf { r[$3] = substr($6, 7) }
 			END { for (p in w) sw += w[p]; for (p in r) sr += r[p]; print sw + 0, sr + 0 }' | tr '\n' ' '
@@ -109,7 +126,8 @@ counts() {
 
 tools=(bare darshan dxt trace profile)
 declare -A walls ios
-for api in POSIX MPIIO; do
+apis=(POSIX MPIIO HDF5)
+for api in "${apis[@]}"; do
 	for r in $(seq "$rounds"); do
 		for t in "${tools[@]}"; do
 			read -r wall io <<<"$(run "$api" "$t" "$r")"
@@ -123,13 +141,13 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 lost=$(cat "$tmp"/*/agent.err 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
 
-echo "IOR 4.0.0, 2 ranks, 4 KiB transfers, $block per rank, file per process, write+read; $rounds interleaved rounds"
+echo "IOR 4.0.0, 2 ranks, 4 KiB transfers (HDF5: 1 MiB), $block per rank, file per process, write+read; $rounds interleaved rounds"
 echo "medians: the job's wall (mpirun start to end; the agent runs as a daemon, as under Slurm)"
-echo "and IOR's own write+read time; calls each tool recorded of IOR's $expected writes and $expected reads"
-for api in POSIX MPIIO; do
+echo "and IOR's own write+read time; calls each tool recorded of IOR's writes and reads"
+for api in "${apis[@]}"; do
 	bw=$(echo "${walls[$api.bare]}" | median)
 	bi=$(echo "${ios[$api.bare]}" | median)
-	echo "$api"
+	echo "$api ($(expected "$api") writes and as many reads)"
 	printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' tool "wall(s)" "x bare" "io(s)" "x bare" writes reads "bytes/call"
 	for t in "${tools[@]}"; do
 		mw=$(echo "${walls[$api.$t]}" | median)

@@ -4,7 +4,9 @@
 # (LD_PRELOAD); under the mechanism's floor, an empty uprobe+uretprobe at the
 # function's entry plus the empty system-call tracepoints (what any eBPF tool
 # that sees both the MPI-IO call and its pwrite pays); and under dc-agent in
-# trace and profile modes. Rounds are interleaved and medians compared.
+# trace and profile modes: the mpiio set recorded by libdcpmpi.so in the rank
+# (the wrapper), and the mpiio-uprobe set for jobs without it. Rounds are
+# interleaved and medians compared.
 # Prints ns per call above bare, and checks that the trace holds every call.
 #
 # Usage: mpiio_cost.sh BUILD_DIR [CALLS] [ROUNDS]   (defaults 100000, 5)
@@ -37,9 +39,14 @@ run() {
 		"${mpi[@]}" "$loop" "$dir/f" "$calls" ;;
 	trace* | profile*)
 		sets=mpiio,syscalls
-		case $tool in *_all) sets=posix,stdio,syscalls,mpiio ;; esac
-		agent_start "$agent" "$dir" mpiio "${tool%_all}" "$sets" "$tool-$2"
-		DC_BENCH_RUN="$tool-$2" "${mpi[@]}" "$loop" "$dir/f" "$calls"
+		case $tool in
+		*_all) sets=posix,stdio,syscalls,mpiio ;;
+		*_uprobe) sets=mpiio-uprobe,syscalls ;;
+		*_mpiio) sets=mpiio ;;
+		esac
+		agent_start "$agent" "$dir" mpiio "${tool%_*}" "$sets" "$tool-$2"
+		DC_BENCH_RUN="$tool-$2" DC_JOB_ID=mpiio "${mpi[@]}" -x LD_PRELOAD="$build/mpi_hooks/libdcpmpi.so" \
+			-x DC_JOB_ID "$loop" "$dir/f" "$calls"
 		agent_stop "$dir" ;;
 	esac
 	rm -f "$dir/f"
@@ -53,7 +60,7 @@ calls_traced() {
 		END { print m + 0, p + 0 }'
 }
 
-tools=(bare darshan dxt floor trace profile trace_all profile_all)
+tools=(bare darshan dxt floor trace_mpiio profile_mpiio trace profile trace_uprobe profile_uprobe trace_all profile_all)
 declare -A runs
 for r in $(seq "$rounds"); do
 	for t in "${tools[@]}"; do runs[$t]+="$(run "$t" "$r") "; done
@@ -71,13 +78,19 @@ printf '  %-46s %9s %12s\n' bare "${med[bare]}" 0 \
 	"Darshan (LD_PRELOAD)" "${med[darshan]}" "$(above darshan)" \
 	"Darshan DXT" "${med[dxt]}" "$(above dxt)" \
 	"floor: empty uprobe pair + syscall tracepoints" "${med[floor]}" "$(above floor)" \
-	"dc-agent trace, mpiio+syscalls" "${med[trace]}" "$(above trace)" \
-	"dc-agent profile, mpiio+syscalls" "${med[profile]}" "$(above profile)" \
+	"dc-agent trace, mpiio (wrapper) alone" "${med[trace_mpiio]}" "$(above trace_mpiio)" \
+	"dc-agent profile, mpiio (wrapper) alone" "${med[profile_mpiio]}" "$(above profile_mpiio)" \
+	"dc-agent trace, mpiio (wrapper)+syscalls" "${med[trace]}" "$(above trace)" \
+	"dc-agent profile, mpiio (wrapper)+syscalls" "${med[profile]}" "$(above profile)" \
+	"dc-agent trace, mpiio-uprobe+syscalls" "${med[trace_uprobe]}" "$(above trace_uprobe)" \
+	"dc-agent profile, mpiio-uprobe+syscalls" "${med[profile_uprobe]}" "$(above profile_uprobe)" \
 	"dc-agent trace, posix+stdio+syscalls+mpiio" "${med[trace_all]}" "$(above trace_all)" \
 	"dc-agent profile, posix+stdio+syscalls+mpiio" "${med[profile_all]}" "$(above profile_all)"
 ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "cost above bare as a ratio: dc-agent trace to the floor $(ratio trace floor)," \
-	"profile to the floor $(ratio profile floor); the floor to DXT $(ratio floor dxt)"
+echo "cost above bare as a ratio: the MPI-IO level alone, trace to DXT $(ratio trace_mpiio dxt)," \
+	"profile to Darshan $(ratio profile_mpiio darshan); with the system calls, trace to DXT $(ratio trace dxt)," \
+	"profile to Darshan $(ratio profile darshan); mpiio-uprobe trace to the floor $(ratio trace_uprobe floor);" \
+	"the floor to DXT $(ratio floor dxt)"
 read -r m p <<<"$(calls_traced "$rounds")"
 echo "calls in the last trace: MPI_File_write_at $m, pwrite $p, of $calls each"
 echo "lost events in all agent runs: $lost"

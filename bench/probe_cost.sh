@@ -24,8 +24,10 @@ bpftrace_run() { # N: the loop under bpftrace's uprobe+uretprobe on libc write
 		-c "$loop $1" 2>/dev/null | awk '/^[0-9.]+$/ { print; exit }'
 }
 
-agent() { # mode probes
-	"$build/agent/dc-agent" -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>>"$tmp/agent.err"
+agent() { # mode probes; the agent's own work (-v) goes to $tmp/own.MODE
+	"$build/agent/dc-agent" -v -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>"$tmp/run.err"
+	grep "own work" "$tmp/run.err" >>"$tmp/own.$1.${2//,/_}" || true
+	grep -v "^dc-agent: \(site\|probe set\|time\|own work\)" "$tmp/run.err" >>"$tmp/agent.err" || true
 }
 
 declare -A runs
@@ -68,4 +70,12 @@ echo "  empty system-call tracepoints $(cost "${med[sysfloor]}" "${med[bpftrace]
 over() { awk -v a="$1" -v b="${med[sysfloor]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
 echo "cost per call as a ratio to the empty system-call tracepoints': trace posix $(over "${med[trace_posix]}")," \
 	"profile posix $(over "${med[profile_posix]}")"
+# The agent's own CPU while it traced, per event written, and its wake-ups
+# per second: what it costs a full node besides the probes (medians).
+own() { # FILE FIELD: "ns an event" or "a second"
+	sed -n "s/.* \([0-9.]*\) $2.*/\1/p" "$1" | median
+}
+echo "the agent's own work while tracing (medians): trace posix $(own "$tmp/own.trace.posix" "ns an event") ns of CPU" \
+	"an event, $(own "$tmp/own.trace.posix" "a second") wake-ups a second; trace posix+stdio+syscalls" \
+	"$(own "$tmp/own.trace.posix_stdio_syscalls" "ns an event") ns, $(own "$tmp/own.trace.posix_stdio_syscalls" "a second") a second"
 echo "lost events in all agent runs: $lost"

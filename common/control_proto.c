@@ -28,6 +28,10 @@ int dc_ctl_parse(const void *buf, size_t len, struct dc_ctl_msg *out, char *why,
 		return bad(why, whylen, "unsupported protocol version");
 	if (out->type != DC_CTL_REGISTER && out->type != DC_CTL_FINALIZE)
 		return bad(why, whylen, "unknown message type");
+	if (out->flags & ~DC_CTL_FLAGS_KNOWN)
+		return bad(why, whylen, "unknown flags");
+	if ((out->flags & DC_CTL_FLAG_RING) && out->type != DC_CTL_REGISTER)
+		return bad(why, whylen, "a ring goes with a registration only");
 	if (out->world_size <= 0 || out->world_size > DC_CTL_MAX_WORLD || out->rank < 0 ||
 	    out->rank >= out->world_size)
 		return bad(why, whylen, "rank or world size out of range");

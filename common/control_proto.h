@@ -21,6 +21,12 @@ enum dc_ctl_type {
 	DC_CTL_FINALIZE = 2, /* in MPI_Finalize */
 };
 
+/* dc_ctl_msg.flags */
+/* A REGISTER message carries the rank's MPI-IO ring (rank_ring.h): one fd,
+ * SCM_RIGHTS. The agent's reply says whether it took it. */
+#define DC_CTL_FLAG_RING 0x1u
+#define DC_CTL_FLAGS_KNOWN DC_CTL_FLAG_RING
+
 struct dc_ctl_msg {
 	__u32 magic;
 	__u16 version;

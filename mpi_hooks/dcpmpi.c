@@ -6,14 +6,22 @@
  * the Fortran mpi_init_/mpi_init_thread_/mpi_finalize_) and calls the PMPI
  * versions. A missing or refusing agent never stops the job: one warning,
  * and the job runs on untraced.
+ *
+ * It also records the rank's MPI-IO calls (mpiio.c) into a shared ring it
+ * passes to the agent with its registration, when the agent's probe sets
+ * ask for them (a wrapper set); DC_RING_SLOTS sets the ring's size.
  */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "mpiio.h"
+#include "rank_ring.h"
 #include "register.h"
 #include "test_hooks.h"
 
@@ -21,6 +29,7 @@
 #define TAG 0x4443
 
 static int registered;
+static struct dc_ring_head *ring; /* this rank's MPI-IO ring, once the agent has it */
 static int my_rank = -1, world_size;
 
 static int64_t realtime_ns(void)
@@ -74,10 +83,31 @@ static void warn_once(const char *what, const char *why)
 	fprintf(stderr, "libdcpmpi: warning: rank %d: %s: %s; this job runs on untraced\n", my_rank, what, why);
 }
 
+/* DC_RING_SLOTS: a power of two; anything else is the default, with a word. */
+static unsigned ring_slots(void)
+{
+	const char *env = getenv("DC_RING_SLOTS");
+	char *end;
+	unsigned long n;
+
+	if (!env || !*env)
+		return DC_RING_SLOTS_DEFAULT;
+	n = strtoul(env, &end, 10);
+	if (*end || n < 64 || n > DC_RING_SLOTS_MAX || (n & (n - 1))) {
+		fprintf(stderr, "libdcpmpi: warning: rank %d: DC_RING_SLOTS=%s is not a power of two from 64 to %u; "
+				"using %u\n",
+			my_rank, env, DC_RING_SLOTS_MAX, DC_RING_SLOTS_DEFAULT);
+		return DC_RING_SLOTS_DEFAULT;
+	}
+	return n;
+}
+
 static void say(int type, int64_t offset, uint64_t error)
 {
 	struct dc_ctl_msg m;
 	char path[108], why[256];
+	struct dc_ring_head *r = NULL;
+	int ring_fd = -1, rc;
 
 	dc_register_fill(&m, type, my_rank, world_size);
 	m.clock_offset_ns = offset;
@@ -86,9 +116,22 @@ static void say(int type, int64_t offset, uint64_t error)
 		warn_once("no DataCrumbs agent socket known", "set DC_AGENT_SOCKET or DC_JOB_ID");
 		return;
 	}
-	if (dc_register_send(path, &m, why, sizeof(why))) {
+	/* No ring (no memfd here): registered all the same, MPI-IO unrecorded. */
+	if (type == DC_CTL_REGISTER && (r = dc_ring_create(ring_slots(), &ring_fd)))
+		m.flags |= DC_CTL_FLAG_RING;
+	rc = dc_register_send(path, &m, ring_fd, why, sizeof(why));
+	if (ring_fd >= 0)
+		close(ring_fd); /* the agent holds its own */
+	if (rc) {
+		dc_ring_destroy(r);
 		warn_once("the DataCrumbs agent did not register this rank", why);
 		return;
+	}
+	if (r && r->mode != DC_RING_OFF) {
+		ring = r;
+		dc_mpiio_start(r);
+	} else {
+		dc_ring_destroy(r);
 	}
 	registered = type == DC_CTL_REGISTER;
 }
@@ -115,6 +158,10 @@ static void after_init(void)
 
 static void before_finalize(void)
 {
+	/* The last records are in the ring before the agent hears of the end;
+	 * the mapping stays until the process ends. */
+	if (ring)
+		dc_mpiio_stop();
 	if (registered)
 		say(DC_CTL_FINALIZE, 0, 0);
 }

@@ -27,7 +27,30 @@ void dc_register_fill(struct dc_ctl_msg *m, int type, int rank, int world_size)
 	gethostname(m->hostname, sizeof(m->hostname) - 1);
 }
 
-int dc_register_send(const char *path, const struct dc_ctl_msg *m, char *why, size_t len)
+ssize_t dc_send_with_fd(int fd, const void *m, size_t len, int ring_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { (void *)m, len };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (ring_fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		h.msg_control = u.buf;
+		h.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&h);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &ring_fd, sizeof(int));
+	}
+	return sendmsg(fd, &h, MSG_NOSIGNAL);
+}
+
+int dc_register_send(const char *path, const struct dc_ctl_msg *m, int ring_fd, char *why, size_t len)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct timeval tv = { .tv_sec = 2 };
@@ -48,7 +71,7 @@ int dc_register_send(const char *path, const struct dc_ctl_msg *m, char *why, si
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		snprintf(why, len, "cannot connect to %s: %s", path, strerror(errno));
-	} else if (send(fd, m, sizeof(*m), MSG_NOSIGNAL) != sizeof(*m)) {
+	} else if (dc_send_with_fd(fd, m, sizeof(*m), ring_fd) != sizeof(*m)) {
 		snprintf(why, len, "cannot send to %s: %s", path, strerror(errno));
 	} else if ((n = recv(fd, &r, sizeof(r), 0)) != sizeof(r) || r.magic != DC_CTL_MAGIC) {
 		snprintf(why, len, "no answer from %s", path);
@@ -56,6 +79,8 @@ int dc_register_send(const char *path, const struct dc_ctl_msg *m, char *why, si
 		r.message[sizeof(r.message) - 1] = 0;
 		snprintf(why, len, "%s", r.message);
 	} else {
+		r.message[sizeof(r.message) - 1] = 0;
+		snprintf(why, len, "%s", r.message);
 		rc = 0;
 	}
 	close(fd);

@@ -12,5 +12,12 @@ apt-get install -y -qq --no-install-recommends \
 	libbpf-dev libelf-dev zlib1g-dev libyaml-dev libhwloc-dev libcmocka-dev \
 	openmpi-bin libopenmpi-dev libhdf5-dev libhdf5-openmpi-dev hdf5-tools slurm-wlm munge \
 	python3 util-linux procps libcapstone-dev bpftrace autoconf automake libtool protobuf-compiler >/dev/null
+# MPICH, for libdcpmpi-mpich.so; Open MPI stays the default mpicc/mpirun.
+apt-get install -y -qq --no-install-recommends mpich libmpich-dev >/dev/null
+update-alternatives --set mpi /usr/bin/mpicc.openmpi >/dev/null
+update-alternatives --set mpirun /usr/bin/mpirun.openmpi >/dev/null
+# For the kernel matrix (tests/kernels): stock kernels booted under qemu.
+apt-get install -y -qq --no-install-recommends qemu-system-x86 busybox-static kmod cpio e2fsprogs \
+	debian-archive-keyring >/dev/null
 # For the tests: the HTML report is loaded and photographed in a real browser.
 apt-get install -y -qq --no-install-recommends chromium python3-pil >/dev/null

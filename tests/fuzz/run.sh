@@ -10,13 +10,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/nodefile" "$work/probeset" "$work/control" "$work/escape"
+mkdir -p "$work/nodefile" "$work/probeset" "$work/control" "$work/escape" "$work/rank_ring"
 printf 'caf\303\251-\342\202\254-\360\237\230\200.dat' >"$work/escape/utf8"
 printf 'bad-\377\376\300\200\355\240\200\n\033[31m\302\205\\' >"$work/escape/bytes"
 cp "$here"/corpus/probeset/* "$work/probeset/"
 "$build/bench/gen_nodefiles" "$work/gen" seed 1 6
 cp "$work/gen/seed/"*.dcnode "$work/nodefile/seed.dcnode"
-for f in nodefile probeset control escape; do
+for f in nodefile probeset control escape rank_ring; do
 	echo "fuzz_$f: $secs s"
 	"$build/tests/fuzz/fuzz_$f" -max_total_time="$secs" -max_len=65536 -print_final_stats=1 \
 		"$work/$f" 2>"$work/$f.log" || { tail -50 "$work/$f.log"; exit 1; }

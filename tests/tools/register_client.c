@@ -3,22 +3,138 @@
  * register_client SOCKET PID RANK WORLD [FILE]: sends a registration
  * claiming PID (0: this process) to an agent, as libdcpmpi.so would. Prints
  * the agent's answer; exit 0 when accepted, 1 when refused. With FILE: writes
- * 3 bytes to it one at a time before registering and 5 after, and prints its
- * pid after "accepted": a process the agent did not trace joins the job.
+ * 3 bytes to it one at a time before registering and 5 after (or
+ * $DC_TEST_WRITES), and prints its pid after "accepted": a process the agent
+ * did not trace joins the job.
+ *
+ * DC_TEST_RING=KIND sends an MPI-IO ring with the registration, as a rank
+ * that means harm might. Not a ring: "pipe", "fifo" (DC_TEST_RING_PATH),
+ * "socket", "file" (DC_TEST_RING_PATH, opened for reading), "unsealed" (a
+ * memfd it could still shrink). A true ring, then two good records of
+ * MPI_File_write_at (7 bytes each), then: "good" nothing more; "damaged" a
+ * record that claims more slots than the ring holds; "times" two records
+ * dated before the ring was made and in the future; "truncate" tries to
+ * shrink the ring and unmaps it (prints "shrink refused" when the seal
+ * holds); "flood" as many records as fit, for a second; "shared" hands the
+ * same ring to a child that registers it as its own (prints the child's
+ * answer). Each waits 0.5 s for the agent to read what it wrote.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "mpiio_funcs.h"
+#include "rank_ring.h"
 #include "register.h"
+
+static struct dc_ring_head *ring;
+
+/* The fd of the ring DC_TEST_RING asks for, or -1 for none. */
+static int make_ring(const char *kind)
+{
+	int fd = -1, p[2];
+
+	if (!kind || !*kind)
+		return -1;
+	if (strcmp(kind, "pipe") == 0) {
+		if (pipe(p))
+			return -1;
+		close(p[1]);
+		return p[0];
+	}
+	if (strcmp(kind, "fifo") == 0 || strcmp(kind, "file") == 0)
+		return open(getenv("DC_TEST_RING_PATH"), O_RDONLY | O_NONBLOCK);
+	if (strcmp(kind, "socket") == 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, p))
+			return -1;
+		return p[0];
+	}
+	if (strcmp(kind, "unsealed") == 0) {
+		fd = memfd_create("hostile", MFD_ALLOW_SEALING);
+		if (fd >= 0 && ftruncate(fd, DC_RING_HEAD_SIZE + 64 * DC_RING_SLOT_SIZE))
+			return -1;
+		return fd;
+	}
+	ring = dc_ring_create(64, &fd);
+	return ring ? fd : -1;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* Two good records of MPI_File_write_at, then what kind asks for. */
+static void write_records(const char *kind, const char *sock, int ring_fd)
+{
+	struct dc_ring_rec r = { .tid = getpid(), .func = DC_MPI_File_write_at, .req = 7, .bytes = 7, .dur = 10 };
+	struct dc_ring_rec *slots = (struct dc_ring_rec *)((char *)ring + DC_RING_HEAD_SIZE);
+	unsigned long long n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		r.ts = now_ns() - 100;
+		dc_ring_put(ring, &r, NULL, 0);
+	}
+	if (strcmp(kind, "damaged") == 0) {
+		slots[2] = r;
+		slots[2].commit = DC_RING_COMMITTED | 0x7fff;
+		__atomic_store_n(&ring->head, 3, __ATOMIC_RELEASE);
+	} else if (strcmp(kind, "times") == 0) {
+		r.ts = 1;
+		dc_ring_put(ring, &r, NULL, 0);
+		r.ts = now_ns() + 3600ull * 1000000000ull;
+		dc_ring_put(ring, &r, NULL, 0);
+	} else if (strcmp(kind, "truncate") == 0) {
+		if (ftruncate(ring_fd, 0) && errno == EPERM)
+			printf("shrink refused\n");
+		munmap(ring, DC_RING_HEAD_SIZE + 64 * DC_RING_SLOT_SIZE);
+	} else if (strcmp(kind, "flood") == 0) {
+		__u64 end = now_ns() + 1000000000ull;
+
+		while (r.ts = now_ns(), r.ts < end)
+			n += dc_ring_put(ring, &r, NULL, 0) == 0;
+		printf("flood: %llu records put\n", n + 2);
+	} else if (strcmp(kind, "shared") == 0) {
+		pid_t child;
+
+		fflush(stdout);
+		child = fork();
+
+		if (child == 0) {
+			struct dc_ctl_msg m;
+			char why[256];
+
+			dc_register_fill(&m, DC_CTL_REGISTER, 1, 2);
+			m.flags = DC_CTL_FLAG_RING;
+			if (dc_register_send(sock, &m, ring_fd, why, sizeof(why)))
+				printf("child refused: %s\n", why);
+			else
+				printf("child: %s\n", why);
+			fflush(stdout);
+			_exit(0);
+		}
+		waitpid(child, NULL, 0);
+	}
+	fflush(stdout);
+	usleep(500000);
+}
 
 int main(int argc, char **argv)
 {
+	const char *kind = getenv("DC_TEST_RING");
 	struct dc_ctl_msg m;
 	char why[256];
-
-	int fd = -1;
+	int fd = -1, ring_fd, rc;
 
 	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "usage: register_client SOCKET PID RANK WORLD [FILE]\n");
@@ -34,15 +150,24 @@ int main(int argc, char **argv)
 	dc_register_fill(&m, DC_CTL_REGISTER, atoi(argv[3]), atoi(argv[4]));
 	if (atoi(argv[2]))
 		m.pid = atoi(argv[2]);
-	if (dc_register_send(argv[1], &m, why, sizeof(why))) {
+	ring_fd = make_ring(kind);
+	if (ring_fd >= 0)
+		m.flags |= DC_CTL_FLAG_RING;
+	rc = dc_register_send(argv[1], &m, ring_fd, why, sizeof(why));
+	if (rc) {
 		printf("refused: %s\n", why);
 		return 1;
 	}
+	if (!rc && ring && ring->mode != DC_RING_OFF)
+		write_records(kind, argv[1], ring_fd);
+	if (ring_fd >= 0)
+		close(ring_fd);
 	if (fd < 0) {
-		printf("accepted\n");
+		/* With a ring, what the agent made of it. */
+		printf("accepted%s%s\n", kind && *kind ? ": " : "", kind && *kind ? why : "");
 		return 0;
 	}
-	for (int i = 0; i < 5; i++)
+	for (long i = 0, n = getenv("DC_TEST_WRITES") ? atol(getenv("DC_TEST_WRITES")) : 5; i < n; i++)
 		if (write(fd, "a", 1) != 1)
 			return 2;
 	close(fd);

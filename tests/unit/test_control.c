@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The control socket's wire protocol, and an agent-side socket under abuse. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,16 +89,24 @@ static void test_socket_path(void **state)
 static char sock[108] = "/tmp/dc-ctl-test.XXXXXX";
 static int calls, last_rank;
 
-static int on_msg(void *ctx, const struct dc_ctl_msg *m)
+static int last_fd_kind = -1; /* the fd the callback got: -1 none, else its F_GETFD */
+
+static int on_msg(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t len)
 {
 	calls++;
 	last_rank = m->rank;
+	last_fd_kind = ring_fd >= 0 ? fcntl(ring_fd, F_GETFD) : -1;
+	if (ring_fd >= 0) {
+		close(ring_fd);
+		snprintf(note, len, "ok; took an fd");
+	}
 	return 0;
 }
 
 /* The client runs in a child (which puts its own pid in a message when
  * own_pid is set); the parent serves the connection. */
-static int exchange(struct dc_control *c, const void *msg, size_t len, int own_pid, char *answer, size_t alen)
+static int exchange_fd(struct dc_control *c, const void *msg, size_t len, int own_pid, int send_fd, char *answer,
+		       size_t alen)
 {
 	int pipefd[2], status;
 	pid_t pid;
@@ -117,7 +127,7 @@ static int exchange(struct dc_control *c, const void *msg, size_t len, int own_p
 			msg = &copy;
 		}
 		snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
-		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || send(fd, msg, len, 0) < 0 ||
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || dc_send_with_fd(fd, msg, len, send_fd) < 0 ||
 		    recv(fd, &r, sizeof(r), 0) != sizeof(r))
 			_exit(2);
 		r.message[sizeof(r.message) - 1] = 0;
@@ -126,13 +136,24 @@ static int exchange(struct dc_control *c, const void *msg, size_t len, int own_p
 		_exit(r.status ? 1 : 0);
 	}
 	close(pipefd[1]);
-	usleep(20000);
-	dc_control_serve(c);
+	/* Served as the agent's loop serves it: again and again, never waiting. */
+	for (int i = 0; i < 500; i++) {
+		struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+
+		dc_control_serve(c);
+		if (poll(&p, 1, 10) > 0)
+			break;
+	}
 	n = read(pipefd[0], answer, alen - 1);
 	answer[n > 0 ? n : 0] = 0;
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	return WEXITSTATUS(status);
+}
+
+static int exchange(struct dc_control *c, const void *msg, size_t len, int own_pid, char *answer, size_t alen)
+{
+	return exchange_fd(c, msg, len, own_pid, -1, answer, alen);
 }
 
 static void test_live_socket(void **state)
@@ -172,6 +193,29 @@ static void test_live_socket(void **state)
 	assert_string_equal(answer, "ok");
 	assert_int_equal(calls, 1);
 	assert_int_equal(last_rank, 2);
+	assert_int_equal(last_fd_kind, -1);
+
+	/* An fd the message does not announce, or an announced one missing:
+	 * refused, the callback never called. */
+	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "an fd the message does not announce"));
+	m.flags = DC_CTL_FLAG_RING;
+	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "the announced ring is missing"));
+	m.type = DC_CTL_FINALIZE;
+	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, 0, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "a ring goes with a registration only"));
+	m.type = DC_CTL_REGISTER;
+	m.flags = 0x80;
+	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "unknown flags"));
+	assert_int_equal(calls, 1);
+	/* Announced and sent: the callback owns it, close-on-exec. */
+	m.flags = DC_CTL_FLAG_RING;
+	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, 0, answer, sizeof(answer)), 0);
+	assert_string_equal(answer, "ok; took an fd");
+	assert_int_equal(calls, 2);
+	assert_int_equal(last_fd_kind, FD_CLOEXEC);
 	dc_control_close(c);
 	unlink(sock);
 	*strrchr(sock, '/') = 0;

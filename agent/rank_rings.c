@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include "rank_rings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "dc_event.h"
+#include "mpiio_funcs.h"
+#include "nodefile.h"
+#include "rank_ring.h"
+#include "recorder.h"
+
+/* Rings held at once: ranks per node, with room for ranks that crashed. */
+#define MAX_RINGS 1024
+/* Records taken from one ring per drain: a rank that writes as fast as the
+ * agent reads does not keep it from the others. */
+#define DRAIN_MAX 65536
+
+struct ring {
+	struct dc_ring_reader *r;
+	__u32 pid;
+	dev_t dev; /* the memfd: a ring is read once, for its first registrant */
+	ino_t ino;
+	__u64 since;           /* when the agent took it */
+	unsigned long long bad; /* records with times the ring cannot hold */
+};
+
+struct dc_rank_rings {
+	struct dc_recorder *rec;
+	struct dc_writer *w;
+	int mode;
+	__u64 mask;
+	__u32 ids[DC_RING_MAX_FUNCS];
+	struct ring rings[MAX_RINGS];
+	size_t n;
+	unsigned long long unasked; /* records of calls not asked for, dropped */
+	struct dc_msg_call msg; /* one call being turned into an event */
+};
+
+struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_writer *w, int mode, __u64 mask,
+					const __u32 *ids)
+{
+	struct dc_rank_rings *rr = calloc(1, sizeof(*rr));
+
+	if (!rr)
+		return NULL;
+	rr->rec = rec;
+	rr->w = w;
+	rr->mode = mode;
+	rr->mask = mask;
+	memcpy(rr->ids, ids, sizeof(rr->ids));
+	return rr;
+}
+
+int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, size_t len)
+{
+	char why[160];
+	struct dc_ring_reader *r;
+	struct stat st;
+
+	if (!rr || !rr->mask) {
+		close(fd);
+		snprintf(note, len, "ok; MPI-IO not recorded here (no wrapper set among the agent's probe sets)");
+		return 0;
+	}
+	if (rr->n == MAX_RINGS) {
+		close(fd);
+		snprintf(note, len, "ok; MPI-IO not recorded: the agent holds %d rings already", MAX_RINGS);
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		close(fd);
+		snprintf(note, len, "ok; MPI-IO not recorded: the ring cannot be looked at");
+		return -1;
+	}
+	for (size_t i = 0; i < rr->n; i++) {
+		if (rr->rings[i].pid == pid) {
+			close(fd);
+			snprintf(note, len, "ok; MPI-IO already recorded through this rank's first ring");
+			return -1;
+		}
+		if (rr->rings[i].dev == st.st_dev && rr->rings[i].ino == st.st_ino) {
+			close(fd);
+			snprintf(note, len, "ok; MPI-IO not recorded: this ring is pid %u's already", rr->rings[i].pid);
+			return -1;
+		}
+	}
+	if (!(r = dc_ring_reader_open(fd, why, sizeof(why)))) {
+		snprintf(note, len, "ok; MPI-IO not recorded: %s", why);
+		return -1;
+	}
+	dc_ring_reader_start(r, rr->mode == DC_MODE_PROFILE ? DC_RING_PROFILE : DC_RING_TRACE, rr->mask);
+	rr->rings[rr->n++] = (struct ring){ r, pid, st.st_dev, st.st_ino, dc_now_ns(CLOCK_MONOTONIC) };
+	snprintf(note, len, "ok; MPI-IO recorded");
+	return 0;
+}
+
+/* A record of a call that began after the agent took the ring and ended
+ * by now: any other time is made up. */
+static bool possible(const struct ring *g, const struct dc_ring_rec *rec, __u64 now)
+{
+	return rec->ts >= g->since && rec->ts <= now && rec->dur <= now - rec->ts;
+}
+
+/* The event flags a call's shape gives it. */
+static __u8 shape_flags(unsigned shape)
+{
+	switch (shape) {
+	case DC_MPIIO_SHAPE_OPEN:
+		return DC_EV_HANDLE | DC_EV_NEW_HANDLE | DC_EV_PATHARG;
+	case DC_MPIIO_SHAPE_CLOSE:
+		return DC_EV_HANDLE | DC_EV_CLOSES;
+	case DC_MPIIO_SHAPE_DELETE:
+		return DC_EV_PATHARG;
+	default:
+		return DC_EV_HANDLE;
+	}
+}
+
+static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec *rec)
+{
+	struct dc_msg_call *m = &rr->msg;
+	struct dc_event *e = &m->ev;
+
+	m->type = DC_MSG_CALL;
+	m->handle = rec->handle;
+	m->path_len = rec->path_len;
+	memset(e, 0, sizeof(*e));
+	e->ts = rec->ts;
+	e->dur = rec->dur;
+	e->pid = pid; /* the registered pid, never the record's word */
+	e->tid = rec->tid;
+	e->func = rr->ids[rec->func];
+	e->cpu = rec->cpu;
+	e->flags = shape_flags(dc_mpiio_shapes[rec->func]);
+	if (rec->flags & DC_RING_REC_OFFSET) {
+		e->flags |= DC_EV_OFFSET;
+		e->offset = rec->offset;
+	}
+	e->ret = rec->ret;
+	e->req = rec->req;
+	e->bytes = rec->bytes;
+	e->fd = -1;
+	dc_recorder_call(rr->rec, m);
+}
+
+static void report_damaged(const struct ring *g)
+{
+	fprintf(stderr, "dc-agent: warning: the MPI-IO ring of pid %u is damaged (%s): nothing more is read from it\n",
+		g->pid, dc_ring_reader_problem(g->r));
+}
+
+/* Returns 0 once the ring is empty, 1 when records are left (DRAIN_MAX),
+ * -1 when the ring is found damaged now. */
+static int drain_one(struct dc_rank_rings *rr, struct ring *g)
+{
+	struct dc_ring_rec rec;
+	enum dc_ring_next got = DC_RING_EMPTY;
+
+	if (dc_ring_reader_problem(g->r))
+		return 0;
+	for (int n = 0; n < DRAIN_MAX && (got = dc_ring_reader_next(g->r, &rec, rr->msg.path)) == DC_RING_RECORD; n++) {
+		/* Asked for only what the mask says: anything else is dropped. */
+		if (!(rr->mask & (1ull << rec.func))) {
+			rr->unasked++;
+			continue;
+		}
+		/* The clock read after the record was: it ended before then. */
+		if (!possible(g, &rec, dc_now_ns(CLOCK_MONOTONIC))) {
+			g->bad++;
+			continue;
+		}
+		record(rr, g->pid, &rec);
+	}
+	if (got == DC_RING_DAMAGED) {
+		report_damaged(g);
+		return -1;
+	}
+	return got == DC_RING_RECORD;
+}
+
+bool dc_rank_rings_active(const struct dc_rank_rings *rr)
+{
+	return rr && rr->n;
+}
+
+void dc_rank_rings_drain(struct dc_rank_rings *rr)
+{
+	for (size_t i = 0; rr && i < rr->n; i++)
+		drain_one(rr, &rr->rings[i]);
+}
+
+static void snapshot_one(struct dc_rank_rings *rr, const struct ring *g, __u64 ts)
+{
+	for (unsigned f = 0; f < DC_MPIIO_NFUNCS; f++) {
+		struct dc_ring_counter c;
+		struct dc_counter out;
+
+		if (!(rr->mask & (1ull << f)))
+			continue;
+		c = dc_ring_reader_counter(g->r, f);
+		if (!c.count)
+			continue;
+		out = (struct dc_counter){ ts, g->pid, rr->ids[f], c.count, c.time_ns, c.bytes };
+		dc_writer_counter(rr->w, &out);
+	}
+}
+
+void dc_rank_rings_snapshot(struct dc_rank_rings *rr, __u64 ts)
+{
+	for (size_t i = 0; rr && rr->mode == DC_MODE_PROFILE && i < rr->n; i++)
+		snapshot_one(rr, &rr->rings[i], ts);
+}
+
+/* The last of a ring, then it goes. */
+static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts)
+{
+	struct ring *g = &rr->rings[i];
+	unsigned long long lost;
+
+	while (drain_one(rr, g) == 1)
+		;
+	if (rr->mode == DC_MODE_PROFILE)
+		snapshot_one(rr, g, ts);
+	lost = dc_ring_reader_lost(g->r);
+	if (lost)
+		fprintf(stderr, "dc-agent: warning: pid %u: %llu MPI-IO records lost (its ring was full); raise "
+				"DC_RING_SLOTS in the job's environment\n",
+			g->pid, lost);
+	if (g->bad)
+		fprintf(stderr, "dc-agent: warning: pid %u: %llu MPI-IO records with impossible times dropped\n", g->pid,
+			g->bad);
+	dc_ring_reader_free(g->r);
+	rr->rings[i] = rr->rings[--rr->n];
+}
+
+void dc_rank_rings_finish(struct dc_rank_rings *rr, __u32 pid, __u64 ts)
+{
+	for (size_t i = 0; rr && i < rr->n; i++) {
+		if (rr->rings[i].pid == pid) {
+			let_go(rr, i, ts);
+			return;
+		}
+	}
+}
+
+void dc_rank_rings_free(struct dc_rank_rings *rr, __u64 ts)
+{
+	if (!rr)
+		return;
+	while (rr->n)
+		let_go(rr, rr->n - 1, ts);
+	if (rr->unasked)
+		fprintf(stderr, "dc-agent: warning: %llu MPI-IO records of calls not asked for were dropped\n",
+			rr->unasked);
+	free(rr);
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The MPI-IO ring between a rank and the agent: order, paths, wrap-around,
+ * a full ring, producers on many threads, and a ring its rank damages. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mpiio_funcs.h"
+#include "rank_ring.h"
+
+static struct dc_ring_rec rec_for(unsigned i)
+{
+	struct dc_ring_rec r = { 0 };
+
+	r.tid = 1000 + i;
+	r.func = i % DC_MPIIO_NFUNCS;
+	r.cpu = i % 7;
+	r.ret = (int)i - 3;
+	r.ts = 1000000ull * i;
+	r.dur = i;
+	r.req = 4096ull * i;
+	r.bytes = 4096ull * i + 1;
+	r.offset = -(long long)i;
+	r.handle = 0xabc000 + i;
+	r.flags = i & 1 ? DC_RING_REC_OFFSET : 0;
+	return r;
+}
+
+/* A path of a length that takes 0 to 3 slots beyond the record's own. */
+static void path_for(unsigned i, char *p, size_t *len)
+{
+	size_t n = (i * 37) % (3 * DC_RING_SLOT_SIZE);
+
+	if (i % 3 == 0) {
+		*len = 0;
+		return;
+	}
+	for (size_t k = 0; k < n; k++)
+		p[k] = 'a' + (i + k) % 26;
+	p[n] = 0;
+	*len = n + 1;
+}
+
+static void expect_rec(struct dc_ring_reader *rd, unsigned i)
+{
+	struct dc_ring_rec want = rec_for(i), got;
+	char path[DC_PATH_MAX], wpath[DC_PATH_MAX];
+	size_t wlen;
+
+	path_for(i, wpath, &wlen);
+	assert_int_equal(dc_ring_reader_next(rd, &got, path), DC_RING_RECORD);
+	assert_int_equal(got.tid, want.tid);
+	assert_int_equal(got.func, want.func);
+	assert_int_equal(got.ts, want.ts);
+	assert_int_equal(got.bytes, want.bytes);
+	assert_int_equal(got.offset, want.offset);
+	assert_int_equal(got.handle, want.handle);
+	assert_int_equal(got.flags, want.flags);
+	assert_int_equal(got.path_len, wlen);
+	if (wlen)
+		assert_string_equal(path, wpath);
+}
+
+static struct dc_ring_reader *pair(unsigned nslots, struct dc_ring_head **h)
+{
+	char why[160];
+	int fd;
+	struct dc_ring_reader *rd;
+
+	*h = dc_ring_create(nslots, &fd);
+	assert_non_null(*h);
+	rd = dc_ring_reader_open(fd, why, sizeof(why));
+	assert_non_null(rd);
+	dc_ring_reader_start(rd, DC_RING_TRACE, ~0ull);
+	assert_int_equal((*h)->mode, DC_RING_TRACE);
+	return rd;
+}
+
+static void put_rec(struct dc_ring_head *h, unsigned i, int expect)
+{
+	struct dc_ring_rec r = rec_for(i);
+	char p[DC_PATH_MAX];
+	size_t len;
+
+	path_for(i, p, &len);
+	assert_int_equal(dc_ring_put(h, &r, len ? p : NULL, len), expect);
+}
+
+static void test_order_and_wrap(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_rec r;
+	char path[DC_PATH_MAX];
+
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	/* Batches of 5 written, then read: the slots wrap many times over. */
+	for (unsigned i = 0; i < 2000; i += 5) {
+		for (unsigned k = i; k < i + 5; k++)
+			put_rec(h, k, 0);
+		for (unsigned k = i; k < i + 5; k++)
+			expect_rec(rd, k);
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	}
+	assert_int_equal(dc_ring_reader_taken(rd), 2000);
+	assert_int_equal(dc_ring_reader_lost(rd), 0);
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
+static void test_full(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_rec r = rec_for(2);
+	char path[DC_PATH_MAX];
+
+	/* 64 one-slot records fit; the next ones are dropped and counted. */
+	for (unsigned i = 0; i < 64; i++)
+		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(dc_ring_put(h, &r, NULL, 0), -1);
+	assert_int_equal(dc_ring_reader_lost(rd), 10);
+	for (unsigned i = 0; i < 64; i++)
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	/* Room again once drained. */
+	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	/* A path longer than the longest path is put without it. */
+	char *big = malloc(DC_PATH_MAX + 2);
+	memset(big, 'x', DC_PATH_MAX + 1);
+	big[DC_PATH_MAX + 1] = 0;
+	assert_int_equal(dc_ring_put(h, &r, big, DC_PATH_MAX + 2), 0);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(r.path_len, 0);
+	free(big);
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
+static void test_counters(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_counter c;
+
+	for (int i = 0; i < 5; i++)
+		dc_ring_count(h, DC_MPI_File_write_at, 10, 4096);
+	dc_ring_count(h, DC_RING_MAX_FUNCS, 1, 1); /* out of range: ignored */
+	c = dc_ring_reader_counter(rd, DC_MPI_File_write_at);
+	assert_int_equal(c.count, 5);
+	assert_int_equal(c.time_ns, 50);
+	assert_int_equal(c.bytes, 5 * 4096);
+	assert_int_equal(dc_ring_reader_counter(rd, DC_RING_MAX_FUNCS).count, 0);
+	/* Let go: the rank is told to stop. */
+	dc_ring_reader_free(rd);
+	assert_int_equal(h->mode, DC_RING_OFF);
+	dc_ring_destroy(h);
+}
+
+#define THREADS 4
+#define PER_THREAD 20000
+
+static void *producer(void *arg)
+{
+	struct dc_ring_head *h = arg;
+
+	for (unsigned i = 0; i < PER_THREAD; i++) {
+		struct dc_ring_rec r = rec_for(i);
+		char p[DC_PATH_MAX];
+		size_t len;
+
+		/* Each record checks itself: bytes and offset derive from ts. */
+		r.ts = (__u64)pthread_self() ^ i;
+		r.bytes = r.ts * 3;
+		r.offset = (long long)(r.ts * 5);
+		path_for(i, p, &len);
+		dc_ring_put(h, &r, len ? p : NULL, len);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(256, &h);
+	pthread_t t[THREADS];
+	struct dc_ring_rec r;
+	char path[DC_PATH_MAX];
+	unsigned long got = 0;
+	int done = 0;
+
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, producer, h), 0);
+	while (done < 2) {
+		enum dc_ring_next n = dc_ring_reader_next(rd, &r, path);
+
+		assert_int_not_equal(n, DC_RING_DAMAGED);
+		if (n == DC_RING_RECORD) {
+			assert_int_equal(r.bytes, r.ts * 3);
+			assert_int_equal((__u64)r.offset, r.ts * 5);
+			if (r.path_len)
+				assert_int_equal(strlen(path) + 1, r.path_len);
+			got++;
+		} else if (done == 1) {
+			done = 2; /* producers finished and the ring is empty */
+		} else if (got + dc_ring_reader_lost(rd) == THREADS * PER_THREAD) {
+			done = 1;
+		}
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	assert_int_equal(got + dc_ring_reader_lost(rd), THREADS * PER_THREAD);
+	assert_int_equal(dc_ring_reader_taken(rd), got);
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
+/* What a rank can do to its ring: the agent stops reading it, and says why. */
+static void damaged(void (*spoil)(struct dc_ring_head *h), const char *why)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_rec r;
+	char path[DC_PATH_MAX];
+
+	put_rec(h, 1, 0);
+	put_rec(h, 2, 0);
+	spoil(h);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_DAMAGED);
+	assert_non_null(strstr(dc_ring_reader_problem(rd), why));
+	/* And stays so, whatever is written after. */
+	h->head = h->tail;
+	put_rec(h, 3, 0);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_DAMAGED);
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
+static struct dc_ring_rec *first(struct dc_ring_head *h)
+{
+	return (struct dc_ring_rec *)((char *)h + DC_RING_HEAD_SIZE);
+}
+
+static void far_head(struct dc_ring_head *h) { h->head = h->tail + 65; }
+static void back_head(struct dc_ring_head *h) { h->head = h->tail - 1; }
+static void big_commit(struct dc_ring_head *h) { first(h)->commit = DC_RING_COMMITTED | 0x7fff; }
+static void zero_commit(struct dc_ring_head *h) { first(h)->commit = DC_RING_COMMITTED; }
+static void long_path(struct dc_ring_head *h) { first(h)->path_len = 500; }
+static void bad_func(struct dc_ring_head *h) { first(h)->func = DC_MPIIO_NFUNCS; }
+
+static void test_hostile(void **state)
+{
+	damaged(far_head, "head is past");
+	damaged(back_head, "head is past");
+	damaged(big_commit, "more slots");
+	damaged(zero_commit, "more slots");
+	damaged(long_path, "path length");
+	damaged(bad_func, "no MPI-IO function");
+}
+
+static void refused(int fd, const char *why)
+{
+	char msg[160];
+
+	assert_null(dc_ring_reader_open(fd, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, why));
+}
+
+static void test_refused(void **state)
+{
+	struct dc_ring_head *h;
+	int fd, p[2];
+
+	/* Not a memfd, or one the rank could still shrink. */
+	assert_int_equal(pipe(p), 0);
+	close(p[1]);
+	refused(p[0], "not a memfd sealed against shrinking");
+	fd = memfd_create("t", MFD_ALLOW_SEALING);
+	assert_int_equal(ftruncate(fd, DC_RING_HEAD_SIZE + 64 * DC_RING_SLOT_SIZE), 0);
+	refused(fd, "not a memfd sealed against shrinking");
+	/* Sealed, but of another version or size than its header says. */
+	h = dc_ring_create(64, &fd);
+	h->version = DC_RING_VERSION + 1;
+	refused(fd, "another version");
+	dc_ring_destroy(h);
+	h = dc_ring_create(64, &fd);
+	h->nslots = 128;
+	refused(fd, "does not match its size");
+	h->nslots = 64;
+	dc_ring_destroy(h);
+	h = dc_ring_create(64, &fd);
+	h->nslots = 48;
+	refused(fd, "does not match its size");
+	h->nslots = 64;
+	dc_ring_destroy(h);
+	fd = memfd_create("t", MFD_ALLOW_SEALING);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	refused(fd, "impossible size");
+	/* The rank's own geometry is checked too. */
+	assert_null(dc_ring_create(100, &fd));
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_and_wrap), cmocka_unit_test(test_full),
+		cmocka_unit_test(test_counters),       cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_hostile),        cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
