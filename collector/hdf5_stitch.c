@@ -13,6 +13,8 @@
  * without such a part is named in /nodes (incomplete) and on stderr, and
  * the other nodes' events are all there.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "hdf5_tables.h"
 #include "output.h"
+#include "safe_open.h"
 
 struct part {
 	char *problem; /* NULL: usable */
@@ -91,9 +94,18 @@ static char *check_part(const struct dc_job *job, size_t i, const char *path, st
 	int64_t ev, ct;
 	hid_t f;
 
-	if (access(path, F_OK))
+	char reason[PATH_MAX + 128], held[64];
+	int fd;
+
+	if (access(path, F_OK) && errno == ENOENT)
 		return said("no part %s%s (was dc-merge --part run for this node?)", path, "");
-	f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	/* Opened as node files are (no link, no FIFO, a regular file), and
+	 * read through that very descriptor. */
+	if ((fd = dc_open_regular(path, reason, sizeof(reason))) < 0)
+		return said("part %s%s", reason, "");
+	snprintf(held, sizeof(held), "/proc/self/fd/%d", fd);
+	f = H5Fopen(held, H5F_ACC_RDONLY, H5P_DEFAULT);
+	close(fd);
 	if (f < 0)
 		return said("part %s%s is not an HDF5 file dc-merge --part wrote", path, "");
 	id = attr_read_str(f, DC_H5_ATTR_JOB_ID);

@@ -22,6 +22,7 @@
 #include "hdf5_tables.h"
 #include "merge_cli.h"
 #include "out_file.h"
+#include "safe_open.h"
 
 static double now_s(void)
 {
@@ -204,13 +205,26 @@ static char *check_pfpart(const struct dc_job *job, size_t i, const char *part)
 {
 	char stamp_path[PATH_MAX + 128], want[2 * PATH_MAX + 256], got[sizeof(want)], *why = NULL;
 	FILE *f;
+	int fd;
 	size_t n = 0;
 
 	snprintf(stamp_path, sizeof(stamp_path), "%s.part", part);
-	if (access(part, F_OK) || !(f = fopen(stamp_path, "r"))) {
+	if (access(part, F_OK) && errno == ENOENT) {
 		if (asprintf(&why, "no part %s (was dc-merge --part run for this node?)", part) < 0)
 			why = NULL;
 		return why ? why : strdup("no part");
+	}
+	/* The part and its stamp, opened as node files are. */
+	if ((fd = dc_open_regular(part, got, sizeof(got))) >= 0) {
+		close(fd);
+		fd = dc_open_regular(stamp_path, got, sizeof(got));
+	}
+	if (fd < 0 || !(f = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		if (asprintf(&why, "part %s", got) < 0)
+			why = NULL;
+		return why ? why : strdup("no usable part");
 	}
 	n = fread(got, 1, sizeof(got) - 1, f);
 	got[n] = 0;
@@ -225,8 +239,8 @@ static char *check_pfpart(const struct dc_job *job, size_t i, const char *part)
 /* Appends the file at path to out. */
 static int append_file(int out, const char *path)
 {
-	int in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	char buf[1 << 16];
+	char buf[1 << 16], why[PATH_MAX + 128];
+	int in = dc_open_regular(path, why, sizeof(why));
 	ssize_t k;
 
 	if (in < 0)
@@ -291,6 +305,41 @@ done:
 	return rc ? 1 : unusable ? 3 : 0;
 }
 
+/*
+ * As root, parts are stitched only from a folder that no other user can
+ * change, nor its parent: another user could swap a part for a forged one
+ * before the stitch, or, since the stitched file reads its events from the
+ * parts, at any time after it.
+ */
+static int parts_folder_safe(const char *dir, char *err, size_t errlen)
+{
+	char copy[PATH_MAX], why[PATH_MAX + 128];
+	const char *folders[2];
+	int rc = 0;
+
+	snprintf(copy, sizeof(copy), "%s", dir);
+	folders[0] = dir;
+	folders[1] = dirname(copy);
+	for (int i = 0; !rc && i < 2; i++) {
+		int fd = open(folders[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || dc_folder_safe(fd, folders[i], why, sizeof(why))) {
+			if (fd < 0)
+				snprintf(why, sizeof(why), "%s: %s", folders[i], strerror(errno));
+			snprintf(err, errlen,
+				 "%s: as root, dc-merge stitches only parts in a folder that no other user can change "
+				 "(the parts folder and the one it is in: owned by root or you, not writable by others "
+				 "unless sticky), since the stitched file reads its events from them; make the parts "
+				 "as root into such a folder (--parts), or stitch as the job's user",
+				 why);
+			rc = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return rc;
+}
+
 int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *output)
 {
 	char dir[PATH_MAX], ref[PATH_MAX], err[PATH_MAX + 512];
@@ -304,6 +353,10 @@ int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *out
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "dc-merge: no parts folder %s: run dc-merge %s -f hdf5 --part first (or name the folder "
 				"with --parts)\n", dir, o->job_id);
+		return 1;
+	}
+	if (parts_folder_safe(dir, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
 		return 1;
 	}
 	if (is_perfetto(o))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "out_file.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,35 +10,59 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long output into a FIFO waits for its reader. */
+#define FIFO_WAIT_S 10
 
 /* Another user who can write the folder could swap names in it. */
 static int check_folder(int dir_fd, const char *dir, char *err, size_t errlen)
 {
-	struct stat st;
+	char why[PATH_MAX + 128];
 
-	if (fstat(dir_fd, &st))
-		return snprintf(err, errlen, "%s: %s", dir, strerror(errno)), -1;
-	if (geteuid() != 0)
+	if (dc_folder_safe(dir_fd, dir, why, sizeof(why)) == 0)
 		return 0;
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-		snprintf(err, errlen,
-			 "%s can be changed by another user (owner uid %u, mode %04o): as root, output goes only "
-			 "into a folder owned by root or you and not writable by others (or sticky); name another output path",
-			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -1;
-	}
-	return 0;
+	snprintf(err, errlen,
+		 "%s: as root, output goes only into a folder owned by root or you and not writable by others (or "
+		 "sticky); name another output path",
+		 why);
+	return -1;
 }
 
 static int open_in_place(struct dc_out_file *o, const struct stat *before, const char *path, char *err,
 			 size_t errlen)
 {
+	const char *what = S_ISFIFO(before->st_mode) ? "FIFO" : "device";
 	struct stat st;
+	int flags;
 
-	o->fd = openat(o->dir_fd, o->name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Another user's FIFO would hand them the trace (and hang us until they
+	 * read); another user's device is not ours to write. */
+	if (before->st_uid != 0 && before->st_uid != geteuid())
+		return snprintf(err, errlen,
+				"%s is a %s of uid %u: dc-merge writes in place only into a FIFO or device that root or "
+				"you own",
+				path, what, (unsigned)before->st_uid),
+		       -1;
+	/* Never blocks in open: a FIFO's reader is looked for every 20 ms, for
+	 * FIFO_WAIT_S at most (the reader a user starts beside dc-merge may
+	 * come a moment later), and none by then is an error. */
+	for (int i = 0; i < FIFO_WAIT_S * 50; i++) {
+		o->fd = openat(o->dir_fd, o->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (o->fd >= 0 || errno != ENXIO)
+			break;
+		nanosleep(&(struct timespec){ 0, 20 * 1000000 }, NULL);
+	}
+	if (o->fd < 0 && errno == ENXIO)
+		return snprintf(err, errlen, "%s is a FIFO that no one read within %d s: start its reader first", path,
+				FIFO_WAIT_S),
+		       -1;
 	if (o->fd < 0)
 		return snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)), -1;
+	/* Writes then wait for a slow reader, as writes to a pipe do. */
+	if ((flags = fcntl(o->fd, F_GETFL)) >= 0)
+		fcntl(o->fd, F_SETFL, flags & ~O_NONBLOCK);
 	/* The same object that was checked, not one swapped in since. */
 	if (fstat(o->fd, &st) || st.st_dev != before->st_dev || st.st_ino != before->st_ino) {
 		snprintf(err, errlen, "%s changed while it was being opened", path);

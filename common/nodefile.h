@@ -25,7 +25,9 @@
 /*
  * The format's version: it changes when a reader of the previous version
  * would misread a file of this one. 2: RANKS records of kind
- * DC_RANK_SLURM_TASK. Readers take every version up to their own.
+ * DC_RANK_SLURM_TASK. Readers take every version up to their own. A new
+ * bit in a flags field (DC_FUNC_KFUNC) or a new record kind that readers
+ * skip does not change it; a record's size or a field's meaning does.
  */
 #define DC_NODE_VERSION 2
 #define DC_CHUNK_MAGIC 0x4b434344u /* "DCCK" */
@@ -85,7 +87,7 @@ struct dc_func {
 	__u32 id;       /* the value of dc_event.func */
 	__u32 name;     /* string id */
 	__u32 category; /* string id: posix, stdio, syscall, mpiio, hdf5, ... */
-	__u32 flags;    /* DC_EV_SYSCALL for kernel-level functions */
+	__u32 flags;    /* DC_EV_SYSCALL, DC_EV_KERNEL, DC_FUNC_KFUNC or DC_FUNC_WRAPPER: how it is observed */
 };
 
 /* The function table by id, as FUNCS chunks build it. */

@@ -14,7 +14,10 @@ if [ -n "${2:-}" ]; then
 	# Wrappers named as the scripts: the agent skips programs by that name.
 	mkdir -p "$dir/bin"
 	for s in prolog epilog; do
-		printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nexec %s "$@"\n' "$2" "$here/../../slurm/dc-$s" >"$dir/bin/dc-$s"
+		# The node's clock skew (test builds): slurmd gives its prolog
+		# an environment of its own making.
+		printf '#!/bin/bash\nexport DC_SLURM_CONF=%s\nf=%s/skew-$(hostname)\n[ ! -e "$f" ] || export DC_TEST_CLOCK_SKEW_NS=$(cat "$f")\nexec %s "$@"\n' \
+			"$2" "$dir" "$here/../../slurm/dc-$s" >"$dir/bin/dc-$s"
 		chmod 755 "$dir/bin/dc-$s"
 	done
 	prolog=$dir/bin/dc-prolog epilog=$dir/bin/dc-epilog
@@ -49,6 +52,7 @@ SlurmdLogFile=$dir/slurm/slurmd-%n.log
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
+MpiParams=ports=16900-16999
 ReturnToService=2
 SchedulerParameters=defer_batch=0
 ${prolog:+Prolog=$prolog}
@@ -58,8 +62,14 @@ PartitionName=debug Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP OverS
 CONF
 export SLURM_CONF=$dir/slurm.conf
 "$here/node-exec" node1 slurmctld -f "$SLURM_CONF"
+# The nodes share one file system: each slurmd reads the same slurm.conf
+# from a folder of its own, whose mpi.conf gives PMIx (srun --mpi=pmix) a
+# folder of the node's own for its clients' files (else /tmp, one for all).
 for node in $DC_CLUSTER_NODES; do
-	"$here/node-exec" "$node" slurmd -f "$SLURM_CONF"
+	mkdir -p "$dir/slurm/conf-$node" "$dir/slurm/pmix-$node"
+	cp "$SLURM_CONF" "$dir/slurm/conf-$node/slurm.conf"
+	echo "PMIxCliTmpDirBase=$dir/slurm/pmix-$node" >"$dir/slurm/conf-$node/mpi.conf"
+	"$here/node-exec" "$node" slurmd -f "$dir/slurm/conf-$node/slurm.conf"
 done
 for _ in $(seq 150); do
 	up=$("$here/node-exec" node1 sinfo -h -N -o '%t' 2>/dev/null | grep -cE '^(idle|mix|alloc)' || true)

@@ -28,6 +28,24 @@ expect_fail "output that is a block device" "is not a regular file, a character 
 	"$DC_MERGE" good -i "$job" -o "$TMP/mine/blk"
 (cd "$TMP/mine" && mkfifo good.json && expect_fail "default output name taken by a FIFO" \
 	"name it with -o to write to it in place" "$DC_MERGE" good -i "$job")
+# A FIFO another user planted in a sticky shared folder: refused at once
+# (it would hand them the trace, or hang root until they read).
+mkdir -p "$TMP/shared"
+chmod 1777 "$TMP/shared"
+as_evil mkfifo -m 666 "$TMP/shared/good.json"
+t0=$(date +%s)
+expect_fail "another user's FIFO as the output" "is a FIFO of uid $evil_uid: dc-merge writes in place only into a FIFO or device that root or you own" \
+	timeout 5 "$DC_MERGE" good -i "$job" -o "$TMP/shared/good.json"
+[ $(($(date +%s) - t0)) -lt 4 ] || fail "dc-merge waited on another user's FIFO"
+# Root's own FIFO: with no reader an error at once, with one the trace.
+mkfifo "$TMP/mine/fifo.json"
+expect_fail "a FIFO no one reads" "is a FIFO that no one read within 10 s" timeout 30 "$DC_MERGE" good -i "$job" -o "$TMP/mine/fifo.json"
+cat "$TMP/mine/fifo.json" >"$TMP/fifo-read.json" &
+reader=$!
+timeout 10 "$DC_MERGE" good -i "$job" -o "$TMP/mine/fifo.json" -q || fail "dc-merge into a read FIFO"
+wait "$reader"
+python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$TMP/fifo-read.json" || fail "the FIFO's reader got no JSON"
+echo "ok: root's own FIFO, read, gets the trace"
 "$DC_MERGE" good -i "$job" -o - -q >"$TMP/stdout.json"
 python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$TMP/stdout.json" || fail "-o - is not JSON"
 echo "ok: -o - writes to standard output"
@@ -65,6 +83,16 @@ assert_contains "$TMP/err.txt" "zz-fifo.dcnode is not a regular file (a FIFO); s
 timeout 10 "$DC_SUMMARY" good -i "$job" >/dev/null 2>"$TMP/err.txt" || fail "dc-summary with a FIFO in the folder"
 assert_contains "$TMP/err.txt" "is not a regular file (a FIFO); skipped" "dc-summary skips the FIFO"
 rm "$job/zz-fifo.dcnode"
+# A link the job folder's owner puts there to another of root's node files
+# (of a private run): skipped, never opened.
+trace private -p posix -- "$DC_WORKLOADS/posix_write" "$TMP" 3 100
+ln -s "$NODEFILE" "$job/zz-link.dcnode"
+"$DC_MERGE" good -i "$job" -o "$TMP/link.json" 2>"$TMP/err.txt" || fail "dc-merge with a link in the folder"
+assert_contains "$TMP/err.txt" "zz-link.dcnode is a symbolic link: not followed; skipped" "dc-merge skips the link"
+grep -q '"private"' "$TMP/link.json" && fail "the linked node file was merged"
+"$DC_SUMMARY" good -i "$job" >/dev/null 2>"$TMP/err.txt" || fail "dc-summary with a link in the folder"
+assert_contains "$TMP/err.txt" "zz-link.dcnode is a symbolic link: not followed; skipped" "dc-summary skips the link"
+rm "$job/zz-link.dcnode"
 
 # --- 5. a second agent for the same job on the same node ---
 sock=$TMP/two.sock
@@ -91,7 +119,13 @@ for _ in $(seq 100); do [ -e "$TMP/flood.ready" ] && break; sleep 0.1; done
 mkdir -p "$TMP/f"
 DC_FLOOD=1 "$DC_WORKLOADS/stress" "$TMP/f" 2 4 4 0 >/dev/null &
 work=$!
-sleep 1.5
+sleep 0.5
+# Held for half a second, as a node that is busy elsewhere holds it: the
+# ring buffer fills, and from then on it never empties.
+kill -STOP "$agent"
+sleep 0.5
+kill -CONT "$agent"
+sleep 0.5
 t0=$(date +%s%N)
 out=$(DC_JOB_ID=flood DC_FLOOD=1 timeout 5 "$DC_REGISTER" "$sock" 0 0 1 || true)
 t1=$(date +%s%N)
@@ -154,23 +188,12 @@ assert_eq "$(grep -c -- "-one.dat\$" "$DUMP") $(grep -c -- "-two.dat\$" "$DUMP")
 
 # --- 10. counts after a damaged chunk ---
 trace dmg -p posix -- "$DC_WORKLOADS/posix_write" "$TMP" 20000 8
-python3 - "$NODEFILE" <<'PY'
-import struct, sys
-p = sys.argv[1]
-b = bytearray(open(p, "rb").read())
-hs, = struct.unpack_from("<I", b, 12)
-off = hs
-while off + 40 <= len(b):
-    magic, typ, rs, count, plen = struct.unpack_from("<IHHII", b, off)
-    if typ == 4 and count:  # the first events chunk: flip a payload byte
-        b[off + 40 + 100] ^= 0xff
-        open(sys.argv[1] + ".count", "w").write(str(count))
-        break
-    off += 40 + plen
-open(p, "wb").write(b)
-PY
-skipped=$(cat "$NODEFILE.count")
-rm "$NODEFILE.count"
+# The first events chunk, as the reader finds it: a payload byte flipped.
+read -r off skipped <<<"$("$DC_DUMP" --chunks "$NODEFILE" | awk '$3 == "type=events" && $4 != "count=0" {
+	sub("payload_offset=", "", $5); sub("count=", "", $4); print $5 + 100, $4; exit }')"
+[ -n "$off" ] || fail "no events chunk in $NODEFILE"
+byte=$(od -An -tu1 -j "$off" -N1 "$NODEFILE" | tr -d ' ')
+printf "\\$(printf '%03o' $((byte ^ 255)))" | dd of="$NODEFILE" bs=1 seek="$off" conv=notrunc status=none
 "$DC_MERGE" dmg -i "$TMP/out/dmg" -o "$TMP/dmg.json" 2>"$TMP/dmg.err" || fail "merge of a damaged file"
 python3 - "$TMP/dmg.json" "$skipped" <<'PY' || fail "JSON counts after damage"
 import json, sys

@@ -56,19 +56,8 @@ python3 "$DC_TOOLS/trace_summary.py" cut.json >/dev/null
 # A corrupt event chunk is named and skipped; the rest merges.
 mkdir bad
 cp "$NODEFILE" bad/n.dcnode
-off=$("$DC_DUMP" bad/n.dcnode >/dev/null; python3 - "$NODEFILE" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read()
-hdr_size = struct.unpack_from("<I", data, 12)[0]
-off = hdr_size
-while off + 40 <= len(data):
-    magic, typ, rec, count, plen = struct.unpack_from("<IHHII", data, off)
-    if typ == 4:  # events
-        print(off + 40 + 10)
-        break
-    off += 40 + plen
-PY
-)
+off=$("$DC_DUMP" --chunks "$NODEFILE" | awk '$3 == "type=events" { sub("payload_offset=", "", $5); print $5 + 10; exit }')
+[ -n "$off" ] || fail "no events chunk in $NODEFILE"
 printf '\xff\xff\xff\xff' | dd of=bad/n.dcnode bs=1 seek="$off" conv=notrunc status=none
 expect "corrupt chunk" "fails its checksum" 0 "$DC_MERGE" good -i bad -o bad.json
 python3 "$DC_TOOLS/trace_summary.py" bad.json >/dev/null

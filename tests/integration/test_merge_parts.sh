@@ -100,8 +100,7 @@ assert_eq "$(grep -c '^rank [0-3] ' real.stitched.txt)" "4" "the four ranks name
 # schema, every sequence's ids defined before use, no track described twice,
 # and the calls and bytes of the single merge's JSON; a node without its
 # part is named in the trace.
-schema=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
-decode() { protoc --decode=perfetto.protos.Trace -I "$(dirname "$schema")" "$schema" <"$1" >"$2"; }
+decode() { pftrace_decode "$@"; }
 for k in 0 1; do
 	"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --part $k/2 -q &
 done

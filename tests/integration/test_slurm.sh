@@ -40,6 +40,23 @@ assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" "$job.json" --path '/t[01]/pos
 	"posix write 200 102400 102400" "merged trace holds both tasks"
 [ ! -e "$DC_STATE_DIR/$(hostname)/$job.pid" ] || fail "agent pid file left after the epilog"
 
+# --- srun --prolog=dc-agent --epilog=dc-agent: srun runs the agent with the
+# step's command as arguments; it does dc-prolog's and dc-epilog's work for
+# the job instead of running that command a second time, traced ---
+rm -rf "$DC_OUTPUT_DIR"
+mkdir -p "$TMP/g0" "$TMP/g1"
+srun -N1 -n2 --prolog="$DC_AGENT" --epilog="$DC_AGENT" \
+	bash -c "'$W/posix_write' '$TMP/g'\$SLURM_PROCID 100 512" 2>"$TMP/srun-agent.err" ||
+	{ cat "$TMP/srun-agent.err"; fail "srun --prolog=dc-agent"; }
+job=$(job_dir)
+assert_eq "$(ls "$DC_OUTPUT_DIR/$job" | grep -c '\.dcnode$')" "1" "one node file: the step was not run again under the agent"
+dump_job "$job"
+assert_contains "$DUMP" "end" "node file complete when srun returns (the epilog stopped the agent)"
+for t in 0 1; do
+	assert_eq "$(calls posix write "^$TMP/g$t/posix_write\\.dat\$")" "100 51200 51200" "task $t's writes, once, traced"
+done
+[ ! -e "$DC_STATE_DIR/$(hostname)/$job.pid" ] || fail "agent pid file left after dc-agent as the epilog"
+
 # --- two jobs at once: no event of one lands in the other ---
 rm -rf "$DC_OUTPUT_DIR"
 mkdir -p "$TMP/a" "$TMP/b"
