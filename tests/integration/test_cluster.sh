@@ -196,3 +196,63 @@ want = {"task %d (node%d)" % (k, k // 2 + 1) for k in range(6)}
 assert want <= names, sorted(names)
 print("ok: Slurm tasks named by task id and node:", ", ".join(sorted(want)))
 PY
+
+# --- MPI ranks started by srun itself through PMIx, as most clusters start
+# them (no mpirun): the same checks as for mpirun above ---
+mkdir -p "$TMP/x"
+chmod 777 "$TMP/x"
+cat >"$TMP/mpijob.sh" <<JOB
+#!/bin/bash
+export OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$DC_CLUSTER_NET.0/24
+# Six ranks on two cores: srun cannot tell Open MPI it is oversubscribed, as
+# mpirun --oversubscribe does, so ranks would spin in their receives and
+# starve the clock ping-pongs of the CPU.
+export OMPI_MCA_mpi_yield_when_idle=1
+# Each task on its node's clock (the test build's skew), as node-exec sets it.
+srun --mpi=pmix -N3 -n6 bash -c 'export DC_TEST_CLOCK_SKEW_NS=\$(cat $DC_CLUSTER_DIR/skew-\$(hostname)); exec env LD_PRELOAD=$DC_PMPI $DC_WORKLOADS/mpi_chain $TMP/x'
+JOB
+chmod 755 "$TMP/mpijob.sh"
+mjob=$("$cluster/node-exec" node1 sbatch -N3 -n6 --parsable --wait -o "$TMP/mpijob.out" "$TMP/mpijob.sh") ||
+	{ cat "$TMP/mpijob.out"; fail "srun --mpi=pmix -N 3 -n 6"; }
+for _ in $(seq 300); do [ -s "$DC_OUTPUT_DIR/$mjob.json" ] && break; sleep 0.1; done
+[ -s "$DC_OUTPUT_DIR/$mjob.json" ] || { cat "$TMP/mpijob.out" "$TMP/state"/*/"$mjob.log"; fail "no merged trace of the PMIx job"; }
+i=0
+for n in node1 node2 node3; do
+	NODEFILE=$DC_OUTPUT_DIR/$mjob/$n.dcnode
+	[ -f "$NODEFILE" ] || fail "PMIx job: no node file for $n"
+	"$DC_DUMP" "$NODEFILE" >"$TMP/x-$n.dump"
+	DUMP=$TMP/x-$n.dump
+	ranks=$(awk '$1 == "rank" && / kind=register / && / world=6 / { for (i = 2; i <= NF; i++) if ($i ~ /^rank=/) print substr($i, 6) }' "$DUMP" | sort -n | tr '\n' ' ')
+	assert_eq "$ranks" "$((2 * i)) $((2 * i + 1)) " "PMIx job, $n: its own two ranks registered, world 6"
+	for r in 0 1 2 3 4 5; do
+		want="0 0 0"
+		[ $((r / 2)) = $i ] && want="1 100 100"
+		assert_eq "$(calls posix write "^$TMP/x/chain_$r\\.dat\$")" "$want" "PMIx job, $n: rank $r's chain write"
+	done
+	i=$((i + 1))
+done
+python3 - "$DC_OUTPUT_DIR/$mjob.json" "$TMP/x" "${skew[node1]}" "${skew[node2]}" "${skew[node3]}" <<'PY' || fail "merged PMIx job"
+import json, sys
+t = json.load(open(sys.argv[1]))
+chain, skews = sys.argv[2], {"node%d" % (i + 1): int(v) for i, v in enumerate(sys.argv[3:6])}
+for n in t["otherData"]["nodes"]:
+    want = skews["node1"] - skews[n["host"]]
+    got, bound = n["mpi_clock_offset_ns"], n["mpi_clock_error_ns"]
+    # Within its own error bound, and close: the skews are 1 and 7 ms; six
+    # ranks on two cores leave the ping-pongs' round trips at tens of us.
+    assert bound is not None and abs(got - want) <= max(bound, 1000) and abs(got - want) <= 200000, (n, want)
+    print("ok: PMIx job: %s corrected by %d ns (skew %+d ns to node1), bound %d ns" % (n["host"], got, want, bound))
+writes = {}
+for e in t["traceEvents"]:
+    p = e.get("args", {}).get("path", "")
+    if e.get("ph") == "X" and e["name"] == "write" and p.startswith(chain + "/chain_"):
+        writes[int(p.rsplit("_", 1)[1].split(".")[0])] = (e["ts"], e["ts"] + e["dur"])
+assert sorted(writes) == list(range(6)), writes
+for r in range(5):
+    assert writes[r + 1][0] > writes[r][1], ("rank", r + 1, "writes before rank", r, "ends", writes)
+print("ok: PMIx job: each rank's write begins after the write of the rank before it ends")
+names = {e["args"]["name"] for e in t["traceEvents"] if e.get("ph") == "M" and e["name"] == "process_name"}
+want = {"rank %d" % r for r in range(6)}
+assert all(any(n.startswith(w + " ") or n == w for n in names) for w in want), sorted(names)
+print("ok: PMIx job: the six ranks named")
+PY

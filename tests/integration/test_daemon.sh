@@ -3,6 +3,7 @@
 # detached afterwards.
 . "$(dirname "$0")/lib.sh"
 
+wait_detached
 uprobes_before=$(grep -c . /sys/kernel/tracing/uprobe_events || true)
 links_before=$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)
 
@@ -29,6 +30,7 @@ DUMP="$TMP/daemon.dump"
 assert_eq "$(calls posix write "^$TMP/posix_write\\.dat\$")" "100 51200 51200" "writes of the target's child"
 assert_contains "$DUMP" "end" "node file closed with its end mark"
 
-# Nothing of ours stays attached.
+# Nothing of ours stays attached (once a detaching child, if any, is done).
+wait_detached
 assert_eq "$(grep -c . /sys/kernel/tracing/uprobe_events || true)" "$uprobes_before" "uprobe events after exit"
 assert_eq "$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)" "$links_before" "BPF links after exit"

@@ -2,6 +2,7 @@
 # Faults: the agent killed mid-trace, a crashing application.
 . "$(dirname "$0")/lib.sh"
 
+wait_detached
 uprobes_before=$(grep -c . /sys/kernel/tracing/uprobe_events || true)
 links_before=$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)
 
