@@ -13,7 +13,7 @@
 #include "nodefile.h"
 
 static const char usage[] =
-"Usage: dc-dump [--events-only] NODEFILE\n"
+"Usage: dc-dump [--events-only | --chunks] NODEFILE\n"
 "\n"
 "Prints a DataCrumbs node file as text: the header, the function table,\n"
 "process events, traced calls, profile counters and drop statistics.\n"
@@ -21,6 +21,10 @@ static const char usage[] =
 "with a warning; a corrupt one fails with exit status 1.\n"
 "\n"
 "  -e, --events-only  print only the traced calls\n"
+"  -c, --chunks       print only the chunks' headers, one a line: where each\n"
+"                     is in the file, its type, records and payload bytes\n"
+"                     (payloads are not read; for tools that need to know the\n"
+"                     layout without decoding bytes themselves)\n"
 "  -h, --help         show this help\n"
 "  -V, --version      show the version\n";
 
@@ -56,6 +60,31 @@ static void print_event(const struct dc_reader *r, const struct dc_functable *f,
 	printf(" path=%s\n", dc_text_view(dc_reader_string(r, e->path)));
 }
 
+/* --chunks: the layout, through the reader, payloads unread. */
+static int print_chunks(struct dc_reader *r)
+{
+	struct dc_chunk c;
+	enum dc_read_status st;
+
+	while ((st = dc_reader_next_index(r, &c, ~0u)) == DC_READ_OK) {
+		if (c.hdr.type == DC_CHUNK_END) {
+			printf("end\n");
+			return 0;
+		}
+		printf("chunk offset=%lld type=%s count=%u payload_offset=%lld payload_bytes=%u min_ts=%llu max_ts=%llu\n",
+		       c.offset, dc_chunk_type_name(c.hdr.type), c.hdr.count, c.offset + (long long)sizeof(c.hdr),
+		       c.hdr.payload_len, (unsigned long long)c.hdr.min_ts, (unsigned long long)c.hdr.max_ts);
+	}
+	if (st == DC_READ_END) {
+		printf("end\n");
+		return 0;
+	}
+	fprintf(stderr, "dc-dump: %s%s\n", st == DC_READ_TRUNCATED ? "warning: " : "", dc_reader_problem(r));
+	if (st == DC_READ_TRUNCATED)
+		printf("truncated\n");
+	return st == DC_READ_TRUNCATED ? 0 : 1;
+}
+
 static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const struct dc_chunk *c, int events_only)
 {
 	const struct dc_chunk_header *h = &c->hdr;
@@ -74,7 +103,9 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 			/* observed=syscall: a libc call seen at its system call's tracepoint. */
 			printf("function id=%u level=%s name=%s observed=%s\n", fn->id,
 			       dc_text_view(dc_reader_string(r, fn->category)), dc_text_view(dc_reader_string(r, fn->name)),
-			       fn->flags & DC_EV_KERNEL ? "kernel" : fn->flags & DC_EV_SYSCALL ? "syscall" : "uprobe");
+			       fn->flags & DC_FUNC_KFUNC ? "kfunc" : fn->flags & DC_FUNC_WRAPPER ? "wrapper"
+			       : fn->flags & DC_EV_KERNEL ? "kernel"
+			       : fn->flags & DC_EV_SYSCALL ? "syscall" : "uprobe");
 		} else if (h->type == DC_CHUNK_PROCS) {
 			const struct dc_proc *p = (const struct dc_proc *)c->data + i;
 			char comm[DC_COMM_LEN + 1] = { 0 };
@@ -120,19 +151,21 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "events-only", no_argument, 0, 'e' }, { "help", no_argument, 0, 'h' },
+		{ "events-only", no_argument, 0, 'e' }, { "chunks", no_argument, 0, 'c' }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { 0 },
 	};
 	struct dc_functable funcs = { 0 };
-	int events_only = 0, c, rc = 0;
+	int events_only = 0, chunks = 0, c, rc = 0;
 	enum dc_read_status st;
 	struct dc_reader *r;
 	struct dc_chunk chunk;
 	char err[1024];
 
-	while ((c = getopt_long(argc, argv, "ehV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "echV", longopts, NULL)) != -1) {
 		if (c == 'e') {
 			events_only = 1;
+		} else if (c == 'c') {
+			chunks = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -144,7 +177,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind + 1 != argc || (chunks && events_only)) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -152,6 +185,11 @@ int main(int argc, char **argv)
 	if (!r) {
 		fprintf(stderr, "dc-dump: %s\n", err);
 		return 1;
+	}
+	if (chunks) {
+		rc = print_chunks(r);
+		dc_reader_close(r);
+		return rc;
 	}
 	if (!events_only)
 		print_header(dc_reader_header(r));

@@ -7,7 +7,14 @@ set -euo pipefail
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/dc-test.XXXXXX")
 chmod 755 "$TMP"
-cleanup_tmp() { rm -rf "$TMP"; }
+# A test that fails leaves no agent or workload of its own behind (they
+# would hold the next test's job or ctest's output open).
+cleanup_tmp() {
+	local jobs
+	jobs=$(jobs -p)
+	[ -z "$jobs" ] || kill $jobs 2>/dev/null || true
+	rm -rf "$TMP"
+}
 trap cleanup_tmp EXIT
 
 fail() {
@@ -90,4 +97,31 @@ write_only_set() {
 # Entries of one of our BPF maps, by name (one agent running).
 map_entries() {
 	bpftool -j map dump name "$1" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+}
+
+# Waits (at most 60 s) until no agent's detaching child is left: on kernels
+# without uprobe_multi one detaches per-function probes after the agent
+# ends, and probes and links are counted only once it is done.
+wait_detached() {
+	local i
+	for i in $(seq 600); do
+		pgrep -x dc-agent-detach >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "an agent's detaching child still runs after 60 s"
+}
+# pftrace_decode TRACE TEXT: a Perfetto trace as protoc's text, decoded with
+# the schema subset the repository carries (tests/perfetto); where Perfetto's
+# whole schema is at hand ($DC_PERFETTO_PROTO, or the shared copy beside the
+# repository in CI), decoded with it too: the two texts must be the same,
+# which they are only while the subset names every field written.
+pftrace_decode() {
+	local subset=$DC_SRC/tests/perfetto/perfetto_subset.proto
+	local full=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
+	command -v protoc >/dev/null || fail "protoc not installed (Debian: protobuf-compiler)"
+	protoc --decode=perfetto.protos.Trace -I "$(dirname "$subset")" "$subset" <"$1" >"$2" || return 1
+	[ -r "$full" ] || return 0
+	protoc --decode=perfetto.protos.Trace -I "$(dirname "$full")" "$full" <"$1" >"$2.full" || return 1
+	cmp -s "$2" "$2.full" || { diff "$2" "$2.full" | head -5 >&2; fail "$1: the schema subset misses a field the full schema decodes"; }
+	rm -f "$2.full"
 }

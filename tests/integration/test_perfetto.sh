@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # dc-merge -f perfetto: the native trace decodes with protoc against
-# Perfetto's own schema, every interned id is defined before its use, every
+# Perfetto's schema (the subset the repository carries, and the whole one
+# where it is at hand), every interned id is defined before its use, every
 # slice begins and ends on its track, the calls and bytes per function equal
 # the JSON's and the HDF5 file's, and with parallel HDF5 each rank's
 # H5Dwrite holds its MPI-IO write, which holds the libc pwrite.
 . "$(dirname "$0")/lib.sh"
 : "${DC_MERGE:?set by ctest}" "${DC_PMPI:?set by ctest}" "${DC_SRC:?set by ctest}" "${DC_TOOLS:?set by ctest}"
 
-schema=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
-[ -r "$schema" ] || fail "Perfetto's schema not found at $schema (set DC_PERFETTO_PROTO)"
-command -v protoc >/dev/null || fail "protoc not installed (Debian: protobuf-compiler)"
-decode() { protoc --decode=perfetto.protos.Trace -I "$(dirname "$schema")" "$schema" <"$1" >"$2"; }
+decode() { pftrace_decode "$@"; }
 
 trace pf -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP' 1000 4096 && '$DC_WORKLOADS/stdio_files' '$TMP' 10 && '$DC_WORKLOADS/fork_tree' '$TMP' 3"
 cd "$TMP"
