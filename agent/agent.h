@@ -100,5 +100,6 @@ void agent_stop_probes(struct agent *a);
 void agent_detach_all(struct agent *a);
 void agent_profile_snapshot(struct agent *a);
 void agent_record_stats(struct agent *a);
+unsigned long long agent_programs_missed(const struct agent *a);
 
 #endif

@@ -265,9 +265,12 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 {
 	libbpf_print_fn_t old = libbpf_set_print(capture_print);
 	struct datacrumbs_bpf *skel = NULL;
+	bool rq_status;
 
 	load_log.text = malloc(LOG_MAX);
 	load_log.verbose = opt->verbose;
+	/* A pass over the kernel's BTF: only for the block level. */
+	rq_status = plan->want[DC_LEVEL_BLOCK] ? dc_kernel_rq_complete_passes_status() : true;
 	/* Each refusal drops one level and loads again: at most one per level. */
 	for (int attempt = 0; attempt <= DC_NR_LEVELS; attempt++) {
 		struct bpf_program *bad;
@@ -284,6 +287,7 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		}
 		set_rodata(skel, f, opt, sets, nsets);
 		bpf_map__set_max_entries(skel->maps.dc_events, (__u32)opt->s.ringbuf_mb << 20);
+		skel->rodata->dc_rq_passes_status = rq_status;
 		choose_maps(skel, f);
 		if (choose_programs(skel, plan, f)) {
 			fprintf(stderr, "dc-agent: cannot set up the BPF programs: %s\n", strerror(errno));

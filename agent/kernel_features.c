@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
@@ -369,7 +370,7 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 	if (f->has[DC_FEAT_KPROBE_MULTI] || f->has[DC_FEAT_FENTRY] || km != DC_KFUNC_NONE)
 		levels++;
 	fprintf(out, LEVEL_FMT "%s\n", "block requests",
-		tracefs_event("block/block_rq_issue") ? "tracepoints block_bio_queue, block_rq_issue, block_rq_complete"
+		tracefs_event("block/block_rq_issue") ? "tracepoints block_bio_queue, block_rq_issue; raw tracepoint block_rq_complete"
 						      : "not available: no block tracepoints");
 	fprintf(out, LEVEL_FMT "%s\n", "page cache",
 		tracefs_event("filemap/mm_filemap_add_to_page_cache")
@@ -379,4 +380,28 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		f->has[DC_FEAT_BPF_LOOP] ? "up to 256 variables (bpf_loop)"
 					 : "up to 256 variables in a bounded loop (no bpf_loop, Linux 5.17)");
 	return levels;
+}
+
+bool dc_kernel_rq_complete_passes_status(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t = NULL;
+	bool status = true;
+	__s32 id;
+
+	if (!btf)
+		return status;
+	/* typedef void (*btf_trace_block_rq_complete)(void *, struct request *, ERROR, unsigned int) */
+	id = btf__find_by_name_kind(btf, "btf_trace_block_rq_complete", BTF_KIND_TYPEDEF);
+	if (id > 0 && (t = btf__type_by_id(btf, id)))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_func_proto(t) && btf_vlen(t) >= 3) {
+		const struct btf_type *arg = btf__type_by_id(btf, btf_params(t)[2].type);
+
+		status = arg && btf_is_typedef(arg) && strcmp(btf__name_by_offset(btf, arg->name_off), "blk_status_t") == 0;
+	}
+	btf__free(btf);
+	return status;
 }

@@ -68,6 +68,11 @@ enum dc_kfunc_mech dc_kprobe_mech(const struct dc_features *f);
 const char *dc_user_mech_text(enum dc_user_mech m);
 const char *dc_kfunc_mech_text(enum dc_kfunc_mech m);
 
+/* Whether the block_rq_complete tracepoint passes the request's
+ * blk_status_t (newer kernels) rather than an errno (5.10): the type of its
+ * argument in the kernel's BTF. */
+bool dc_kernel_rq_complete_passes_status(void);
+
 /* --check: one line per level; returns how many levels can be traced. */
 int dc_features_report(const struct dc_features *f, FILE *out);
 

@@ -111,6 +111,7 @@ static void report(struct agent *a, unsigned long long events, int err)
 	unsigned long long lost = dc_stats_total(a->stats, a->ncpus, DC_STAT_LOST);
 	unsigned long long deep = dc_stats_total(a->stats, a->ncpus, DC_STAT_STACK_FULL);
 	unsigned long long full = dc_stats_total(a->stats, a->ncpus, DC_STAT_MAP_FULL);
+	unsigned long long missed = agent_programs_missed(a);
 
 	if (lost) {
 		fprintf(stderr, "dc-agent: warning: %llu events lost (ring buffer full):", lost);
@@ -126,6 +127,9 @@ static void report(struct agent *a, unsigned long long events, int err)
 			deep, DC_MAX_DEPTH);
 	if (full)
 		fprintf(stderr, "dc-agent: warning: %llu updates found a BPF map full\n", full);
+	if (missed)
+		fprintf(stderr, "dc-agent: warning: the kernel skipped the agent's programs %llu times (one ran while "
+				"another held its CPU's guard): events may be missing\n", missed);
 	if (a->opt.verbose)
 		print_times(a);
 	if (a->opt.verbose && a->t.ready)

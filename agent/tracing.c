@@ -161,6 +161,31 @@ void agent_write_ready_file(const char *path)
 	close(fd);
 }
 
+/*
+ * Runs of the agent's programs the kernel skipped: a kprobe or tracepoint
+ * program whose interrupt landed while another such program ran on its
+ * CPU (they share one guard), or a program that ran into itself. Counted
+ * by Linux 5.12 and later; the per-function copies of older kernels are
+ * not asked.
+ */
+unsigned long long agent_programs_missed(const struct agent *a)
+{
+	unsigned long long n = 0;
+	struct bpf_program *prog;
+
+	if (!a->skel)
+		return 0;
+	bpf_object__for_each_program(prog, a->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 void agent_record_stats(struct agent *a)
 {
 	if (dc_stats_read(bpf_map__fd(a->skel->maps.dc_stats), a->stats, a->ncpus) == 0)

@@ -8,7 +8,12 @@
  * queue was full: so the submitter of each bio is noted as it is queued,
  * and a request a worker issues is the submitter's of its first bio.
  * Completion runs in interrupt context: the request is found again by
- * device and sector.
+ * device and sector. Its program is a raw tracepoint's: a tracepoint
+ * program is skipped, silently, when its interrupt lands while any other
+ * tracepoint or kprobe program runs on that CPU (they share one per-CPU
+ * guard, bpf_prog_active) -- the issue of the request after it, a page
+ * cache event -- and the request would be lost; a raw tracepoint program
+ * is kept from running into itself only.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,12 +26,14 @@ struct trace_event_raw_block_bio_queue___old {
 	__u64 sector;
 } __attribute__((preserve_access_index));
 
-/* block_rq_complete's record, as older kernels (5.10) name and lay it out. */
-struct trace_event_raw_block_rq_complete___old {
-	__u32 dev;
-	__u64 sector;
-	int error;
+/* A request as older kernels (5.10) lay it out: its disk its own. */
+struct request___old {
+	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
+
+/* Set from the kernel's BTF: block_rq_complete passes a blk_status_t
+ * (newer kernels) rather than an errno (5.10). */
+const volatile bool dc_rq_passes_status = true;
 
 struct rq_key {
 	__u32 dev;
@@ -126,29 +133,57 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 	return 0;
 }
 
-SEC("tracepoint/block/block_rq_complete")
-int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
+/* The device number the block tracepoints' records carry: disk_devt(). */
+static __always_inline __u32 rq_dev(struct request *rq)
 {
-	struct trace_event_raw_block_rq_complete___old *old = (void *)ctx;
-	struct rq_key k;
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(struct request___old, rq_disk))
+		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	else
+		disk = BPF_CORE_READ(rq, q, disk);
+	if (!disk)
+		return 0;
+	return (__u32)BPF_CORE_READ(disk, major) << 20 | (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+/* blk_status_to_errno(): the kernel's table (block/blk-core.c blk_errors),
+ * for the statuses a completion can carry; anything else is an I/O error. */
+static __always_inline int status_errno(__u8 status)
+{
+	switch (status) {
+	case 0: return 0;
+	case 1: return -95;  /* NOTSUPP: EOPNOTSUPP */
+	case 2: return -110; /* TIMEOUT: ETIMEDOUT */
+	case 3: return -28;  /* NOSPC: ENOSPC */
+	case 4: return -67;  /* TRANSPORT: ENOLINK */
+	case 5: return -121; /* TARGET: EREMOTEIO */
+	case 6: return -52;  /* NEXUS, RESV_CONFLICT: EBADE */
+	case 7: return -61;  /* MEDIUM: ENODATA */
+	case 8: return -84;  /* PROTECTION: EILSEQ */
+	case 9: return -12;  /* RESOURCE: ENOMEM */
+	case 12: return -11; /* AGAIN: EAGAIN */
+	case 13: return -16; /* DEV_RESOURCE: EBUSY */
+	case 17: return -19; /* OFFLINE: ENODEV */
+	default: return -5;  /* IOERR and the rest: EIO */
+	}
+}
+
+/* block_rq_complete(struct request *rq, error, unsigned int nr_bytes) */
+SEC("raw_tp/block_rq_complete")
+int dc_block_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct request *rq = (struct request *)ctx->args[0];
+	struct rq_key k = { .dev = rq_dev(rq), .sector = BPF_CORE_READ(rq, __sector) };
 	struct rq_start *v, s;
 	int error;
 
-	/* Read through helpers: the two layouts' offsets are not ctx loads the
-	 * verifier takes once clang shares the address arithmetic. */
-	if (bpf_core_type_exists(struct trace_event_raw_block_rq_completion)) {
-		k = (struct rq_key){ .dev = BPF_CORE_READ(ctx, dev), .sector = BPF_CORE_READ(ctx, sector) };
-		error = BPF_CORE_READ(ctx, error);
-	} else {
-		k = (struct rq_key){ .dev = BPF_CORE_READ(old, dev), .sector = BPF_CORE_READ(old, sector) };
-		error = BPF_CORE_READ(old, error);
-	}
 	v = bpf_map_lookup_elem(&dc_block_rqs, &k);
-
 	if (!v)
 		return 0;
 	s = *v;
 	bpf_map_delete_elem(&dc_block_rqs, &k);
+	error = dc_rq_passes_status ? status_errno((__u8)ctx->args[1]) : (int)ctx->args[1];
 	dc_emit_kernel(DC_KFUNC_BLOCK_RQ, s.pid, s.tid, s.ts, bpf_ktime_get_ns() - s.ts, s.bytes,
 		       (__s64)(k.sector << 9), error);
 	return 0;

@@ -50,3 +50,8 @@ if [ "$(echo "$in_writes" | cut -d' ' -f2)" != 4194304 ]; then
 fi
 assert_eq "$(echo "$in_writes" | cut -d' ' -f2)" "4194304" "direct I/O: block bytes issued inside the process's writes"
 assert_eq "$(grep "^event .*level=block" "$DUMP" | grep -vc " pid=$pid " || true)" "0" "direct I/O: block requests of other processes"
+# No run of a program skipped by the kernel (one's interrupt inside another).
+for job in kio kdirect; do
+	! grep -F "skipped the agent's programs" "$TMP/$job.err" || fail "$job: the kernel skipped programs"
+done
+echo "ok: no program run skipped"
