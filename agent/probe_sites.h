@@ -29,7 +29,8 @@
 	X(ENTRY_STACK, "the return address may be written before the first emulated instruction") \
 	X(ENTRY_BRANCH_IN, "a branch or symbol lands inside the prefix")                         \
 	X(ENTRY_UNDECODED, "the entry could not be decoded")                                     \
-	X(ENTRY_NO_CODE, "the object's code could not be analysed")
+	X(ENTRY_NO_CODE, "the object's code could not be analysed")                              \
+	X(UNPROBEABLE, "the kernel refuses to probe the entry instruction (a lock or segment prefix)")
 
 enum dc_site_reason {
 #define DC_SITE_ENUM(name, text) DC_SITE_##name,

@@ -35,6 +35,7 @@ struct targets {
 	const char *lib;
 	struct dc_missing miss;    /* named functions not in the library */
 	struct dc_missing refused; /* functions the kernel would not probe */
+	size_t unasked;            /* of them, known before asking (DC_SITE_UNPROBEABLE) */
 	struct dc_missing served;  /* functions a wrapper set records instead */
 	size_t moved;              /* probes placed off the entry */
 	size_t wrappers;           /* calls observed at their system call */
@@ -98,6 +99,15 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 	/* Aliases (open/open64, pwrite/pwrite64) share an address: probe it once. */
 	if (dc_hashtab_get(p->attached, libkey, offset, NULL))
 		return 0;
+	dc_code_site(t->code, offset, dc_site_argregs(argbits), &site);
+	if (p->verbose)
+		fprintf(stderr, "dc-agent: site %s %s+0x%lx (%s): %s\n", set->name, name,
+			site.offset - offset, site.insn, dc_site_reason_text(site.reason));
+	if (site.reason == DC_SITE_UNPROBEABLE) {
+		dc_missing_note(&t->refused, name);
+		t->unasked++;
+		return 0;
+	}
 	id = dc_probes_add_function(p, name, set->category, 0, argbits);
 	if (id < 0) {
 		fprintf(stderr, "dc-agent: warning: more than %d functions: '%s' and later ones skipped\n",
@@ -106,12 +116,8 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 	}
 	if (dc_hashtab_put(p->attached, libkey, offset, id))
 		return -1;
-	dc_code_site(t->code, offset, dc_site_argregs(argbits), &site);
 	if (site.offset != (unsigned long)offset)
 		t->moved++;
-	if (p->verbose)
-		fprintf(stderr, "dc-agent: site %s %s+0x%lx (%s): %s\n", set->name, name,
-			site.offset - offset, site.insn, dc_site_reason_text(site.reason));
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		unsigned long *o = realloc(t->offsets, cap * sizeof(*o));
@@ -264,7 +270,7 @@ static void report(struct dc_probes *p, const struct dc_probe_set *set, const st
 	if (rc)
 		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s\n", set->name, t->lib,
 			strerror(-rc));
-	if (t->refused.n && t->refused.n == t->n && t->n > 1)
+	if (t->n > 1 && t->refused.n - t->unasked == t->n)
 		/* Not one attached: the kernel's probes, not an instruction. */
 		fprintf(stderr, "dc-agent: warning: probe set '%s': the kernel refused every probe on %s (%s)\n",
 			set->name, t->lib, dc_user_mech_text(dc_user_mech(p->feat)));

@@ -144,6 +144,12 @@ static void test_return_slot_written_first(void **state)
 	expect_site(state, "pf_store", 0, 0, DC_SITE_ENTRY_STACK);
 }
 
+/* A lock prefix at the entry: no site the kernel takes. */
+static void test_lock_prefix_unprobeable(void **state)
+{
+	expect_site(state, "pf_locked", 0, 0, DC_SITE_UNPROBEABLE);
+}
+
 static void test_push_at_entry(void **state)
 {
 	expect_site(state, "pf_push", 0x1, 0, DC_SITE_ENTRY_EMULATED);
@@ -246,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_cookie_slots_at_site),
 		cmocka_unit_test(test_rsp_moved_first),
 		cmocka_unit_test(test_return_slot_written_first),
+		cmocka_unit_test(test_lock_prefix_unprobeable),
 		cmocka_unit_test(test_push_at_entry),
 		cmocka_unit_test(test_syscall_before_any_emulated),
 		cmocka_unit_test(test_libc_write),

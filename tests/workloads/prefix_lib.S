@@ -148,6 +148,16 @@ pf_trap:
 	ret
 	.size pf_trap, .-pf_trap
 
+/* Never called: the kernel will not probe an instruction with a lock
+ * prefix, so the analysis leaves it out before asking. */
+	.globl pf_locked
+	.type pf_locked, @function
+pf_locked:
+	lock orq $0, (%rsp)
+	lea 4(%rdi), %rax
+	ret
+	.size pf_locked, .-pf_locked
+
 	.data
 pf_flag:
 	.byte 0
