@@ -51,6 +51,7 @@ struct agent {
 	struct dc_child child;
 	struct dc_control *control;
 	int epoll_fd;
+	int child_fd; /* a pidfd of the command, in epoll_fd (0: none) */
 	struct dc_cpu_stats *stats;
 	int ncpus;
 	char job[64];

@@ -287,6 +287,11 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		}
 		set_rodata(skel, f, opt, sets, nsets);
 		bpf_map__set_max_entries(skel->maps.dc_events, (__u32)opt->s.ringbuf_mb << 20);
+		/* The profile counters are preallocated (a tracing program may not
+		 * allocate on 5.10) and 65,536 of them take 0.1 s to create: only
+		 * profile mode has them. */
+		if (opt->s.mode != DC_MODE_PROFILE)
+			bpf_map__set_max_entries(skel->maps.dc_profile, 1);
 		skel->rodata->dc_rq_passes_status = rq_status;
 		choose_maps(skel, f);
 		if (choose_programs(skel, plan, f)) {

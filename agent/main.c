@@ -173,6 +173,8 @@ static void cleanup(struct agent *a)
 	dc_control_release(a->socket_path, a->lock_fd);
 	if (a->epoll_fd > 0)
 		close(a->epoll_fd);
+	if (a->child_fd > 0)
+		close(a->child_fd);
 	ring_buffer__free(a->rb);
 	dc_rank_rings_free(a->rings, 0);
 	dc_recorder_free(a->recorder);

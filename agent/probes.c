@@ -257,16 +257,16 @@ const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id
 }
 
 /*
- * The kernel waits a grace period to take away each perf-event probe or
- * fentry link, one after another (perf_uprobe_destroy holds event_mutex
- * through it): the 46 uprobe events of the default sets take 2.5 s on 6.1.
- * A few go at once; more are left to a child of their own.
+ * The kernel waits for grace periods to take a probe away: each perf-event
+ * probe or fentry link one after another (perf_uprobe_destroy holds
+ * event_mutex through it: the 46 uprobe events of the default sets take
+ * 2.5 s on 6.1), and even a uprobe_multi link about 0.1 s. A child of its
+ * own does it, and the agent ends without waiting; tracepoint links alone
+ * go at once.
  */
-#define DETACH_NOW_MAX 16
-
 bool dc_probes_slow_to_detach(const struct dc_probes *p)
 {
-	return p && p->nslow > DETACH_NOW_MAX;
+	return p && p->nfds > 0;
 }
 
 int dc_probes_adopt_links(struct dc_probes *p, struct bpf_link **links, size_t n)

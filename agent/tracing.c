@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -122,6 +123,27 @@ static int wait_and_consume(struct agent *a)
 	return n < 0 && n != -EAGAIN ? n : 0;
 }
 
+/*
+ * The loop wakes the moment the command ends, not at its next timeout
+ * (POLL_MS would be most of a short job's cost): a pidfd is readable once
+ * the process has exited. Without one (seccomp, Linux before 5.3) the
+ * timeout notices it.
+ */
+static void watch_child(struct agent *a)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = (int)syscall(SYS_pidfd_open, a->child.pid, 0);
+
+	if (fd < 0)
+		return;
+	ev.data.fd = fd;
+	if (epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
+		return;
+	}
+	a->child_fd = fd;
+}
+
 int agent_start_targets(struct agent *a)
 {
 	char err[512];
@@ -143,6 +165,7 @@ int agent_start_targets(struct agent *a)
 		die_msg("%s", err);
 		return -1;
 	}
+	watch_child(a);
 	return 0;
 }
 
@@ -216,9 +239,9 @@ void agent_stop_probes(struct agent *a)
 
 /*
  * Every link and probe in one batch: the kernel waits a grace period to
- * take each away, and waits side by side share it. Many per-function
- * probes (no uprobe_multi) take seconds even so: a child detaches those,
- * and this process ends without waiting.
+ * take each away, and waits side by side share it. Probes take 0.1 s (a
+ * uprobe_multi link) to seconds (per-function probes, no uprobe_multi)
+ * even so: a child detaches those, and this process ends without waiting.
  */
 void agent_detach_all(struct agent *a)
 {
@@ -240,8 +263,8 @@ void agent_detach_all(struct agent *a)
 		dc_links_destroy(own, 4);
 		dc_probes_destroy(a->probes);
 	} else if ((pid = dc_probes_destroy_detached(a->probes)) > 0 && a->opt.verbose) {
-		fprintf(stderr, "dc-agent: this kernel detaches each probe one by one: pid %d does it in the "
-				"background (the probes are stopped)\n", (int)pid);
+		fprintf(stderr, "dc-agent: pid %d detaches the probes in the background (they are stopped)\n",
+			(int)pid);
 	}
 	a->probes = NULL;
 	a->t.detach = dc_now_ns(CLOCK_MONOTONIC) - t0;

@@ -99,13 +99,14 @@ map_entries() {
 	bpftool -j map dump name "$1" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
 }
 
-# Waits (at most 60 s) until no agent's detaching child is left: on kernels
-# without uprobe_multi one detaches per-function probes after the agent
-# ends, and probes and links are counted only once it is done.
+# Waits (at most 60 s) until no agent's detaching child is left: an agent's
+# child detaches its probes after the agent ends, and probes and links are
+# counted only once it is done.
 wait_detached() {
 	local i
 	for i in $(seq 600); do
-		pgrep -x dc-agent-detach >/dev/null || return 0
+		# A zombie has let go of every probe already.
+		pgrep -r D,R,S,T -x dc-agent-detach >/dev/null || return 0
 		sleep 0.1
 	done
 	fail "an agent's detaching child still runs after 60 s"
