@@ -70,6 +70,15 @@ static int open_event(enum dc_perf_kind kind, const char *target, unsigned long 
 	attr.config = retprobe ? 1ull << pmus[kind].retbit : 0;
 	attr.config1 = (__u64)(unsigned long)target; /* uprobe_path or kprobe_func */
 	attr.config2 = offset;                        /* probe_offset */
+	/*
+	 * Opened disabled, and never enabled: a kprobe's or uprobe's BPF
+	 * programs run from the probe itself, whatever the event's state (the
+	 * probe is registered when the event is opened). An enabled event joins
+	 * its CPU's perf context, and each one added there reschedules all the
+	 * others: 2,000 enabled events take 0.46 s to open against 0.14 s
+	 * disabled, and 4,000 four times that.
+	 */
+	attr.disabled = 1;
 	/* Every process (pid -1): the program runs on any CPU whatever the event's. */
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -90,7 +99,7 @@ int dc_perf_attach_one(enum dc_perf_kind kind, const char *target, unsigned long
 		close(pfd); /* the link holds the event */
 		return err ? err : link;
 	}
-	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd)) {
 		err = -errno;
 		close(pfd);
 		return err;

@@ -6,7 +6,8 @@
  * the probe's attach cookie where the kernel has them (5.15), else through
  * the older ioctl, with a program of its own per probe (agent/clones.c).
  * Thousands are attached side by side on threads: opening a uprobe event
- * writes the breakpoint into every process that maps the library.
+ * writes the breakpoint into every process that maps the library. Events
+ * are opened disabled and stay so (perf_probes.c says why).
  */
 #ifndef DC_PERF_PROBES_H
 #define DC_PERF_PROBES_H
