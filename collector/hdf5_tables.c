@@ -7,6 +7,7 @@
 
 #include "hashtab.h"
 #include "hdf5_tables.h"
+#include "io_kind.h"
 
 hid_t dc_h5_vlen_string(void)
 {
@@ -149,9 +150,11 @@ int dc_h5_write_functions(hid_t file, const struct dc_h5_funcs *w)
 	if (!rows)
 		return -1;
 	for (size_t i = 0; i < w->nfns; i++)
-		rows[i] = (struct h5_function_row){ w->fn_names[i], w->levels.v[w->fn_levels[i]] };
+		rows[i] = (struct h5_function_row){ w->fn_names[i], w->levels.v[w->fn_levels[i]],
+						    dc_io_kind_name(dc_io_kind(w->fn_names[i])) };
 	DC_H5_COLUMN(t, struct h5_function_row, name, s);
 	DC_H5_COLUMN(t, struct h5_function_row, level, s);
+	DC_H5_COLUMN(t, struct h5_function_row, io, s);
 	H5Tclose(s);
 	rc = dc_h5_write_rows(file, DC_H5_FUNCTIONS, t, rows, w->nfns);
 	free(rows);
@@ -283,7 +286,7 @@ static int describe_datasets(hid_t file)
 		{ DC_H5_COUNTERS, "PROFILE mode: cumulative totals per process and function at ts_ns (ns after "
 			      "time_origin_unix_ns): count calls, time_ns ns in them, bytes moved; node, level, pid, "
 			      "rank, function as in /events" },
-		{ DC_H5_FUNCTIONS, "name and level (as a string) of each function index of /events and /counters" },
+		{ DC_H5_FUNCTIONS, "name and level (as a string) of each function index of /events and /counters; io: read, write or empty, the function's kind in dc-summary's read and write figures" },
 		{ DC_H5_LEVELS, "level names, by the index /events and /counters use" },
 		{ DC_H5_PATHS, "file paths, by the index /events uses; 0 is \"\": no path" },
 		{ DC_H5_PROCESSES, "node, pid, ppid, rank (-1: none), world_size, command, label as timelines name it, "

@@ -91,9 +91,9 @@ struct h5_counter {
 	uint64_t bytes;
 };
 
-/* /functions */
+/* /functions; io: "read", "write" or "" (collector/io_kind.h) */
 struct h5_function_row {
-	const char *name, *level;
+	const char *name, *level, *io;
 };
 
 /* /processes */

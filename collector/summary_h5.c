@@ -40,7 +40,7 @@ static int read_strings(hid_t f, const char *name, struct h5_strings *out)
 
 /* /functions as read: the strings are the reader's to free. */
 struct h5_fn {
-	char *name, *level;
+	char *name, *level, *io; /* io is not read: dc_io_kind decides from the name */
 };
 _Static_assert(sizeof(struct h5_fn) == sizeof(struct h5_function_row), "a /functions row as written");
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "io_kind.h"
 #include "io_table.h"
 #include "merge.h"
 #include "nodeset.h"
@@ -29,21 +30,6 @@ static void add(struct totals *t, uint64_t bytes, uint64_t dur)
 	t->time_ns += dur;
 	if (dur > t->max_ns)
 		t->max_ns = dur;
-}
-
-static int op_of(const char *name)
-{
-	char low[128];
-	size_t i;
-
-	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
-		low[i] = tolower((unsigned char)name[i]);
-	low[i] = 0;
-	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink"))
-		return 1;
-	if (strstr(low, "write"))
-		return 2;
-	return 0;
 }
 
 static struct level_row *level_of(struct summary *s, const char *level)
@@ -75,7 +61,7 @@ static struct fn_row *fn_of(struct summary *s, const char *level, const char *na
 	if (!(v = realloc(s->fns, (s->nfns + 1) * sizeof(*v))))
 		return NULL;
 	s->fns = v;
-	v[s->nfns] = (struct fn_row){ strdup(level), strdup(name), op_of(name), { 0 } };
+	v[s->nfns] = (struct fn_row){ strdup(level), strdup(name), (int)dc_io_kind(name), { 0 } };
 	dc_hashtab_put(s->fn_ids, h, probe, s->nfns);
 	return &v[s->nfns++];
 }

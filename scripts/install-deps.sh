@@ -19,5 +19,8 @@ update-alternatives --set mpirun /usr/bin/mpirun.openmpi >/dev/null
 # For the kernel matrix (tests/kernels): stock kernels booted under qemu.
 apt-get install -y -qq --no-install-recommends qemu-system-x86 busybox-static kmod cpio e2fsprogs \
 	debian-archive-keyring >/dev/null
+# The Python package (python/) and its notebook, run by the tests with Debian's python3.
+apt-get install -y -qq --no-install-recommends python3-h5py python3-pandas python3-dask jupyter-nbconvert \
+	python3-ipykernel >/dev/null
 # For the tests: the HTML report is loaded and photographed in a real browser.
 apt-get install -y -qq --no-install-recommends chromium python3-pil >/dev/null
