@@ -202,7 +202,7 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, boo
 	w->job = job;
 	w->first = true;
 	w->next_id = 1;
-	if (dc_text_out_open(&w->o, fd, gz, path, err, errlen))
+	if (dc_text_out_open(&w->o, fd, gz ? DC_OUT_GZIP : DC_OUT_PLAIN, path, err, errlen))
 		goto fail;
 	out_open = true;
 	PUT(&w->o, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");

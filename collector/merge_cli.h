@@ -22,6 +22,7 @@ struct options {
 	const char *part;    /* --part K/N or auto */
 	bool stitch;         /* --stitch */
 	const char *parts;   /* --parts DIR */
+	bool no_compress;    /* --no-compress */
 };
 
 /* One merge of job into path; 0 or -1 (said on stderr). */

@@ -33,8 +33,9 @@ static const char usage[] =
 "  -f, --format FORMAT    json (default), json.gz, perfetto, hdf5, pfw or pfw.gz:\n"
 "                           json      Chrome JSON: any tool reads it; Perfetto's UI\n"
 "                                     opens it up to a few million calls (~190 B each)\n"
-"                           perfetto  Perfetto's native protobuf (.pftrace, ~55 B a\n"
-"                                     call): for Perfetto's UI past that, to ~30 M\n"
+"                           perfetto  Perfetto's native protobuf (.pftrace, its\n"
+"                                     packets deflated, ~10 B a call): for Perfetto's\n"
+"                                     UI past that, to ~30 M\n"
 "                           hdf5      tables for h5py/pandas and dc-summary (~8 B a\n"
 "                                     call): for analysis at any size\n"
 "                           pfw       DFTracer's JSON lines, for DFAnalyzer and\n"
@@ -48,6 +49,8 @@ static const char usage[] =
 "      --progress         show a progress bar (default: when stderr is a terminal)\n"
 "      --no-progress      never show one\n"
 "      --group-read       the output readable by its group (0640, not 0600)\n"
+"      --no-compress      perfetto: packets as they are (~55 B a call), for tools\n"
+"                         that do not inflate compressed_packets\n"
 "\n"
 "Large jobs, on many machines (-f hdf5 or -f perfetto):\n"
 "      --part K/N         convert node files K, K+N, K+2N... (of the job's files\n"
@@ -150,6 +153,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "help", no_argument, 0, 'h' },	 { "version", no_argument, 0, 'V' },
 		{ "group-read", no_argument, 0, 'G' },	 { "part", required_argument, 0, 'K' },
 		{ "stitch", no_argument, 0, 'S' },	 { "parts", required_argument, 0, 'D' },
+		{ "no-compress", no_argument, 0, 'Z' },
 		{ 0 },
 	};
 	int c;
@@ -166,6 +170,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'K': o->part = optarg; break;
 		case 'S': o->stitch = true; break;
 		case 'D': o->parts = optarg; break;
+		case 'Z': o->no_compress = true; break;
 		case 'h': fputs(usage, stdout); return 1;
 		case 'V': printf("dc-merge (DataCrumbs) %s\n", DC_VERSION); return 1;
 		case 'f':
@@ -193,7 +198,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	o->job_id = argv[optind];
-	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output && o->ops != &dc_perfetto_output) {
+	if (o->no_compress && o->ops != &dc_perfetto_output) {
+		fprintf(stderr, "dc-merge: --no-compress is for -f perfetto (json and pfw: leave out .gz)\n");
+		return -1;
+	}
+	if (o->no_compress)
+		o->ops = &dc_perfetto_raw_output;
+	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output && o->ops != &dc_perfetto_output &&
+	    o->ops != &dc_perfetto_raw_output) {
 		fprintf(stderr, "dc-merge: --part and --stitch make HDF5 or Perfetto traces: add -f hdf5 or -f perfetto\n");
 		return -1;
 	}

@@ -131,7 +131,7 @@ static int write_stamp(const struct options *o, const struct dc_job *job, size_t
 
 static bool is_perfetto(const struct options *o)
 {
-	return o->ops == &dc_perfetto_output;
+	return o->ops == &dc_perfetto_output || o->ops == &dc_perfetto_raw_output;
 }
 
 int dc_merge_parts(const struct options *o, struct dc_job *job)
@@ -148,7 +148,7 @@ int dc_merge_parts(const struct options *o, struct dc_job *job)
 	default_parts(o, NULL, dir, sizeof(dir));
 	if (parts_folder(dir, o->group_read))
 		return 1;
-	po.ops = is_perfetto(o) ? &dc_perfetto_output : &dc_hdf5_part_output;
+	po.ops = is_perfetto(o) ? o->ops : &dc_hdf5_part_output;
 	po.quiet = true;
 	po.progress = 0;
 	for (size_t i = k; i < job->nnodes; i += n) {

@@ -20,6 +20,8 @@ struct dc_output_ops {
 };
 
 extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_output, dc_perfetto_output;
+/* Perfetto with its packets as they are (--no-compress), not deflated in batches. */
+extern const struct dc_output_ops dc_perfetto_raw_output;
 /* DFTracer's JSON lines, for DFAnalyzer (pfw_writer.c). */
 extern const struct dc_output_ops dc_pfw_output, dc_pfw_gz_output;
 /* One node's share of a job (struct dc_job's part), for a stitch to join. */

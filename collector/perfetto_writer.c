@@ -525,7 +525,8 @@ static void free_writer(struct pf_writer *w)
 	free(w);
 }
 
-static void *open_writer(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+static void *open_writer(const char *path, int fd, const struct dc_job *job, bool deflated, char *err,
+			 size_t errlen)
 {
 	struct pf_writer *w = calloc(1, sizeof(*w));
 	bool ok = w && !dc_strings_init(&w->names, 256) && !dc_strings_init(&w->cats, 16) &&
@@ -544,7 +545,7 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, cha
 			free_writer(w);
 		return NULL;
 	}
-	if (dc_text_out_open(&w->o, fd, false, path, err, errlen)) {
+	if (dc_text_out_open(&w->o, fd, deflated ? DC_OUT_PERFETTO_DEFLATE : DC_OUT_PLAIN, path, err, errlen)) {
 		free_writer(w);
 		return NULL;
 	}
@@ -554,15 +555,26 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, cha
 	return w;
 }
 
-static void *open_trace(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+static void *start_trace(const char *path, int fd, const struct dc_job *job, bool deflated, char *err,
+			 size_t errlen)
 {
-	struct pf_writer *w = open_writer(path, fd, job, err, errlen);
+	struct pf_writer *w = open_writer(path, fd, job, deflated, err, errlen);
 
 	if (w) {
 		first_packet(w);
 		facts(w);
 	}
 	return w;
+}
+
+static void *open_trace(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+{
+	return start_trace(path, fd, job, true, err, errlen);
+}
+
+static void *open_raw_trace(const char *path, int fd, const struct dc_job *job, char *err, size_t errlen)
+{
+	return start_trace(path, fd, job, false, err, errlen);
 }
 
 static int close_writer(void *wp, int ok, char *err, size_t errlen)
@@ -593,7 +605,7 @@ int dc_perfetto_header(const struct dc_job *job, char *const *missing, int fd, c
 	struct pf_writer *w;
 
 	whole.part = NULL;
-	if (!(w = open_writer(path, fd, &whole, err, errlen)))
+	if (!(w = open_writer(path, fd, &whole, false, err, errlen)))
 		return -1;
 	w->missing = missing;
 	first_packet(w);
@@ -603,4 +615,8 @@ int dc_perfetto_header(const struct dc_job *job, char *const *missing, int fd, c
 
 const struct dc_output_ops dc_perfetto_output = {
 	"perfetto", ".pftrace", open_trace, write_event, write_counter, close_writer,
+};
+
+const struct dc_output_ops dc_perfetto_raw_output = {
+	"perfetto", ".pftrace", open_raw_trace, write_event, write_counter, close_writer,
 };

@@ -281,7 +281,7 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, boo
 			goto fail;
 		}
 	}
-	if (dc_text_out_open(&w->o, fd, gz, path, err, errlen))
+	if (dc_text_out_open(&w->o, fd, gz ? DC_OUT_GZIP : DC_OUT_PLAIN, path, err, errlen))
 		goto fail;
 	PUT(&w->o, "[\n");
 	job_metadata(w);

@@ -4,13 +4,26 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "pf_deflate.h"
 #include "text_out.h"
 
-static int sink_write(struct sink *o, const char *p, size_t n)
+static int raw_write(struct sink *o, const void *p, size_t n)
 {
 	if (o->gz ? gzwrite(o->gz, p, n) != (int)n : fwrite(p, 1, n, o->f) != n)
 		return errno ? errno : EIO;
 	return 0;
+}
+
+static int write_cb(void *o, const void *p, size_t n)
+{
+	return raw_write(o, p, n);
+}
+
+static int sink_write(struct sink *o, const char *p, size_t n)
+{
+	if (o->codec == DC_OUT_PERFETTO_DEFLATE)
+		return dc_pf_deflate(o->pf, (const uint8_t *)p, n, write_cb, o);
+	return raw_write(o, p, n);
 }
 
 static void *sink_main(void *arg)
@@ -75,7 +88,8 @@ void dc_text_out_flush(struct text_out *w)
 	w->len = 0;
 }
 
-int dc_text_out_open(struct text_out *o, int fd, bool gz, const char *path, char *err, size_t errlen)
+int dc_text_out_open(struct text_out *o, int fd, enum dc_out_codec codec, const char *path, char *err,
+		     size_t errlen)
 {
 	/* Never reopened by name: the descriptor dc-merge created or checked. */
 	int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -87,7 +101,12 @@ int dc_text_out_open(struct text_out *o, int fd, bool gz, const char *path, char
 	}
 	o->caps[0] = o->caps[1] = OUT_BUF;
 	o->buf = o->bufs[0];
-	if (own >= 0 && gz)
+	o->out.codec = codec;
+	if (codec == DC_OUT_PERFETTO_DEFLATE && !(o->out.pf = dc_pf_deflater_new())) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (own >= 0 && codec == DC_OUT_GZIP)
 		o->out.gz = gzdopen(own, "wb1");
 	else if (own >= 0)
 		o->out.f = fdopen(own, "w");
@@ -103,6 +122,7 @@ int dc_text_out_open(struct text_out *o, int fd, bool gz, const char *path, char
 fail:
 	if (own >= 0 && !o->out.gz && !o->out.f)
 		close(own);
+	dc_pf_deflater_free(o->out.pf);
 	free(o->bufs[0]);
 	free(o->bufs[1]);
 	return -1;
@@ -127,6 +147,7 @@ int dc_text_out_close(struct text_out *w)
 		w->err = errno;
 	pthread_mutex_destroy(&w->out.mu);
 	pthread_cond_destroy(&w->out.cv);
+	dc_pf_deflater_free(w->out.pf);
 	free(w->bufs[0]);
 	free(w->bufs[1]);
 	return w->err;

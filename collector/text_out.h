@@ -22,9 +22,20 @@
 
 #define OUT_BUF (1 << 20)
 
+/* How the writing thread writes what it is handed. */
+enum dc_out_codec {
+	DC_OUT_PLAIN,
+	DC_OUT_GZIP,
+	/* Perfetto TracePackets, deflated in batches of whole packets, each
+	 * batch one TracePacket of compressed_packets (pf_deflate.c). */
+	DC_OUT_PERFETTO_DEFLATE,
+};
+
 struct sink {
 	FILE *f;
 	gzFile gz;
+	enum dc_out_codec codec;
+	struct dc_pf_deflater *pf; /* DC_OUT_PERFETTO_DEFLATE (pf_deflate.h) */
 	pthread_t thread;
 	bool threaded;
 	pthread_mutex_t mu;
@@ -45,9 +56,10 @@ struct text_out {
 	int err; /* an errno: the first failure */
 };
 
-/* Writes to a duplicate of fd (which stays the caller's), gzipped if gz.
+/* Writes to a duplicate of fd (which stays the caller's), as codec says.
  * 0, or -1 with err. */
-int dc_text_out_open(struct text_out *o, int fd, bool gz, const char *path, char *err, size_t errlen);
+int dc_text_out_open(struct text_out *o, int fd, enum dc_out_codec codec, const char *path, char *err,
+		     size_t errlen);
 /* Writes what is left and closes; the first error's errno, 0 if none. */
 int dc_text_out_close(struct text_out *o);
 /* Hands the filled buffer to the writing thread. */

@@ -26,6 +26,8 @@ def _lines(path):
 
 
 def _io_kind(name):
+    """collector/io_kind.h's rule, which an HDF5 file carries as its io
+    column and a pfw file cannot (integration.python checks they agree)."""
     low = name.lower()
     if "read" in low and "readdir" not in low and "readlink" not in low:
         return "read"

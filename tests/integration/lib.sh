@@ -111,8 +111,11 @@ wait_detached() {
 	done
 	fail "an agent's detaching child still runs after 60 s"
 }
-# pftrace_decode TRACE TEXT: a Perfetto trace as protoc's text, decoded with
-# the schema subset the repository carries (tests/perfetto); where Perfetto's
+
+# pftrace_decode TRACE TEXT: a Perfetto trace as protoc's text, its
+# compressed batches inflated first as trace_processor inflates them (what
+# tests/tools/pftrace_unpack.py found is in TEXT.batches), decoded with the
+# schema subset the repository carries (tests/perfetto); where Perfetto's
 # whole schema is at hand ($DC_PERFETTO_PROTO, or the shared copy beside the
 # repository in CI), decoded with it too: the two texts must be the same,
 # which they are only while the subset names every field written.
@@ -120,9 +123,11 @@ pftrace_decode() {
 	local subset=$DC_SRC/tests/perfetto/perfetto_subset.proto
 	local full=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
 	command -v protoc >/dev/null || fail "protoc not installed (Debian: protobuf-compiler)"
-	protoc --decode=perfetto.protos.Trace -I "$(dirname "$subset")" "$subset" <"$1" >"$2" || return 1
-	[ -r "$full" ] || return 0
-	protoc --decode=perfetto.protos.Trace -I "$(dirname "$full")" "$full" <"$1" >"$2.full" || return 1
+	python3 "$DC_TOOLS/pftrace_unpack.py" "$1" "$2.unpacked" >"$2.batches" || return 1
+	protoc --decode=perfetto.protos.Trace -I "$(dirname "$subset")" "$subset" <"$2.unpacked" >"$2" || return 1
+	[ -r "$full" ] || { rm -f "$2.unpacked"; return 0; }
+	protoc --decode=perfetto.protos.Trace -I "$(dirname "$full")" "$full" <"$2.unpacked" >"$2.full" || return 1
+	rm -f "$2.unpacked"
 	cmp -s "$2" "$2.full" || { diff "$2" "$2.full" | head -5 >&2; fail "$1: the schema subset misses a field the full schema decodes"; }
 	rm -f "$2.full"
 }

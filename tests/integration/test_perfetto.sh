@@ -21,9 +21,21 @@ assert_contains check.txt "ok: same calls and bytes as the JSON" "calls and byte
 assert_eq "$(grep '^posix write ' check.txt)" "posix write 1014 4103777" "libc writes and their bytes"
 h5=$("$DC_H5SUMMARY" pf.h5 | awk '$1 == "posix" && $2 == "write" { print $3, $5 }')
 assert_eq "$h5" "1014 4103777" "the same in the HDF5 file"
+# Deflated in batches by default: the same packets as --no-compress writes.
+"$DC_MERGE" pf -i "$TMP/out/pf" -f perfetto --no-compress -o raw.pftrace -q
+decode raw.pftrace raw.txt || fail "protoc cannot decode the --no-compress trace"
+cmp -s pf.txt raw.txt || fail "the deflated trace's packets differ from --no-compress's"
+echo "ok: the deflated trace's packets are --no-compress's"
+read -r _ batches _ packets _ <pf.txt.batches
+[ "$batches" -ge 1 ] && [ "$packets" -gt 2000 ] || fail "deflated batches: $(cat pf.txt.batches)"
+echo "ok: $batches deflated batches of $packets packets"
+assert_eq "$(cut -d' ' -f2 raw.txt.batches)" "0" "--no-compress: no batch"
+expect_fail "--no-compress with JSON" "--no-compress is for -f perfetto" "$DC_MERGE" pf -i "$TMP/out/pf" --no-compress -o x.json
 events=$(grep -c '^event ' "$DUMP")
 size=$(stat -c %s pf.pftrace)
-echo "ok: $((size / events)) bytes per call ($size bytes, $events calls; JSON $(( $(stat -c %s pf.json) / events )))"
+raw=$(stat -c %s raw.pftrace)
+[ "$((size * 3))" -lt "$raw" ] || fail "deflated $size bytes against $raw: not a third"
+echo "ok: $((size / events)) bytes per call deflated, $((raw / events)) not ($events calls; JSON $(( $(stat -c %s pf.json) / events )))"
 
 # --- parallel HDF5: four levels nest on each rank's track ---
 mkdir -p "$TMP/ph5"
