@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * dc-merge -f perfetto's writer, shared by its two files: perfetto_writer.c
+ * (the calls and counters, and the writer's life) and perfetto_tracks.c (a
+ * sequence's first packets, the track descriptors, the facts track).
+ */
+#ifndef DC_PERFETTO_INT_H
+#define DC_PERFETTO_INT_H
+
+#include <stdint.h>
+
+#include "nodeset.h"
+#include "protobuf.h"
+#include "slice_ends.h"
+#include "strset.h"
+#include "text_out.h"
+
+/* Field numbers (perfetto_trace.proto). */
+enum {
+	TRACE_PACKET = 1,
+	TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11, TP_INTERNED = 12,
+	TP_SEQ_FLAGS = 13, TP_DEFAULTS = 59, TP_TRACK_DESCRIPTOR = 60, TP_FIRST_ON_SEQ = 87,
+	CS_CLOCKS = 1, CS_PRIMARY_CLOCK = 2, CLOCK_ID = 1, CLOCK_TIMESTAMP = 2, CLOCK_INCREMENTAL = 3,
+	DEF_CLOCK_ID = 58,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5, TD_COUNTER = 8,
+	TD_CHILD_ORDERING = 11, TD_SIBLING_RANK = 12, TD_DESCRIPTION = 14, TD_PROCESS_ORDERING = 19,
+	PD_PID = 1, PD_NAME = 6, PD_LABELS = 8, THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	CD_UNIT = 3,
+	TE_CATEGORY_IIDS = 3, TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_STRING_IID = 17,
+	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_STRINGS = 29,
+	INTERNED_IID = 1, INTERNED_NAME = 2,
+};
+enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
+enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
+enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64 };
+enum { UNIT_COUNT = 2 };
+/* Debug annotation names, interned in the first packet (perfetto_tracks.c). */
+enum { AN_FD = 1, AN_REQ, AN_BYTES, AN_OFFSET, AN_PATH, AN_RET };
+/* Track uuids: 1 the DataCrumbs facts track, then processes, threads and
+ * counters as first seen (uuids small, so each costs a byte or two). A
+ * node's part (dc-merge --part) numbers from (node + 1) << PART_UUID_SHIFT
+ * and is sequence 2 + node, so that parts concatenate into one trace
+ * without two tracks or sequences alike; the stitch's own header is
+ * sequence 1. */
+#define FACTS_UUID 1
+#define PART_UUID_SHIFT 20
+
+/* ---- the writer ---- */
+
+struct pf_writer {
+	struct text_out o;           /* written on a thread of its own, as the JSON */
+	const struct dc_job *job;
+	uint64_t last_ns;            /* of the packet before: timestamps are deltas */
+	struct pb pkt, te, sub, interned;
+	struct dc_strings names, cats, paths; /* iid = index + 1 */
+	/* Per node, per string id: its iid as a name, a category and a path
+	 * (0: not looked up yet), so that a call costs no string hashing. */
+	uint32_t **iids[3];
+	struct dc_hashtab *tracks;   /* (node << 32 | id, kind) -> uuid */
+	uint64_t next_uuid;
+	struct dc_slice_ends ends;   /* begun, not yet written */
+	uint64_t seq_id, facts_uuid; /* this file's sequence, and its facts track */
+	char *const *missing;        /* stitch header: per node, why it has no part */
+	unsigned long long written;
+	int err;
+};
+
+enum { K_PROCESS = 1, K_THREAD, K_COUNTER };
+
+/* Frames w->pkt as one TracePacket of the Trace and writes it. */
+void pf_emit_packet(struct pf_writer *w);
+/* A packet of the sequence at time ns (a delta from the packet before). */
+void pf_begin_packet(struct pf_writer *w, uint64_t ns);
+/* The interned entry (iid, text) of kind field, added to this packet. */
+void pf_intern_entry(struct pf_writer *w, unsigned field, uint64_t iid, const char *text);
+/* This packet's interned entries into w->pkt. */
+void pf_put_interned(struct pf_writer *w);
+/* The sequence's first packets: state cleared, the clock, the annotation
+ * names, and the root descriptor that orders processes. */
+void pf_first_packet(struct pf_writer *w);
+/* A packet of one track descriptor. */
+void pf_descriptor(struct pf_writer *w, const struct pb *td);
+/* The track of a node's process or thread, described the first time. */
+uint64_t pf_process_track(struct pf_writer *w, const struct dc_node *n, __u32 pid);
+uint64_t pf_thread_track(struct pf_writer *w, const struct dc_node *n, __u32 pid, __u32 tid);
+/* Lost events, cut files and skipped chunks, as instants on the facts track. */
+void pf_facts(struct pf_writer *w);
+
+#endif
