@@ -65,6 +65,14 @@ nested=$(grep -E "^event " "$DUMP" | awk '
 	END { print inside + 0, outside + 0 }')
 assert_eq "$nested" "4 0" "data writes nested HDF5 > pwrite (per rank: inside, outside)"
 
+# --- the same through HDF5's 1.6 API (IOR's HDF5 back end): names carried ---
+mkdir -p "$TMP/h5v16"
+mpi mpihdf5v16 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5v16" 4096 1.6
+assert_eq "$(calls hdf5 H5Dcreate1 '^data$')" "4 0 0" "H5Dcreate1 per rank, the dataset named"
+assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 0" "H5Dwrite on an H5Dcreate1 dataset, its name carried"
+assert_eq "$(calls hdf5 H5Dopen1 '^data$')" "4 0 0" "H5Dopen1 per rank"
+assert_eq "$(calls hdf5 H5Dread '^data$')" "4 0 0" "H5Dread on an H5Dopen1 dataset, its name carried"
+
 # --- a rank that crashes: its I/O before the crash is kept, its end marked ---
 mkdir -p "$TMP/crash"
 rc=0
