@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5_read.h"
 #include "hdf5_tables.h"
 #include "output.h"
 #include "safe_open.h"
@@ -30,50 +31,6 @@ struct part {
 	uint64_t events, counters, skipped;
 	char *skip_reason;
 };
-
-static int attr_read_u64(hid_t f, const char *name, uint64_t *v)
-{
-	hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-	int rc;
-
-	if (a < 0)
-		return -1;
-	rc = H5Aread(a, H5T_NATIVE_UINT64, v) < 0 ? -1 : 0;
-	H5Aclose(a);
-	return rc;
-}
-
-/* A new string, or NULL. */
-static char *attr_read_str(hid_t f, const char *name)
-{
-	hid_t a = H5Aopen(f, name, H5P_DEFAULT), t;
-	char *v = NULL, *copy;
-
-	if (a < 0)
-		return NULL;
-	t = dc_h5_vlen_string();
-	if (H5Aread(a, t, &v) < 0)
-		v = NULL;
-	H5Tclose(t);
-	H5Aclose(a);
-	copy = v ? strdup(v) : NULL;
-	free(v);
-	return copy;
-}
-
-static int64_t rows_of(hid_t f, const char *name)
-{
-	hid_t d = H5Dopen2(f, name, H5P_DEFAULT), sp;
-	hssize_t n;
-
-	if (d < 0)
-		return -1;
-	sp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(sp);
-	H5Sclose(sp);
-	H5Dclose(d);
-	return n;
-}
 
 static char *said(const char *fmt, const char *a, const char *b)
 {
@@ -92,6 +49,7 @@ static char *check_part(const struct dc_job *job, size_t i, const char *path, st
 	uint64_t node = UINT64_MAX, bytes = 0, base = UINT64_MAX, origin = 0;
 	char *id, *file, *why = NULL;
 	int64_t ev, ct;
+	int unread;
 	hid_t f;
 
 	char reason[PATH_MAX + 128], held[64];
@@ -108,19 +66,20 @@ static char *check_part(const struct dc_job *job, size_t i, const char *path, st
 	close(fd);
 	if (f < 0)
 		return said("part %s%s is not an HDF5 file dc-merge --part wrote", path, "");
-	id = attr_read_str(f, DC_H5_ATTR_JOB_ID);
-	file = attr_read_str(f, DC_H5_ATTR_NODE_FILE);
-	attr_read_u64(f, DC_H5_ATTR_NODE, &node);
-	attr_read_u64(f, DC_H5_ATTR_NODE_FILE_BYTES, &bytes);
-	attr_read_u64(f, DC_H5_ATTR_PATH_BASE, &base);
-	attr_read_u64(f, DC_H5_ATTR_ORIGIN, &origin);
-	attr_read_u64(f, DC_H5_ATTR_EVENTS, &p->events);
-	attr_read_u64(f, DC_H5_ATTR_COUNTERS, &p->counters);
-	attr_read_u64(f, DC_H5_ATTR_SKIPPED, &p->skipped);
-	p->skip_reason = attr_read_str(f, DC_H5_ATTR_SKIPPED_BECAUSE);
-	ev = rows_of(f, DC_H5_EVENTS);
-	ct = rows_of(f, DC_H5_COUNTERS);
-	if (!id || strcmp(id, job->id))
+	id = dc_h5_get_str(f, DC_H5_ATTR_JOB_ID);
+	file = dc_h5_get_str(f, DC_H5_ATTR_NODE_FILE);
+	unread = dc_h5_get_u64(f, DC_H5_ATTR_NODE, &node) | dc_h5_get_u64(f, DC_H5_ATTR_NODE_FILE_BYTES, &bytes) |
+		 dc_h5_get_u64(f, DC_H5_ATTR_PATH_BASE, &base) | dc_h5_get_u64(f, DC_H5_ATTR_ORIGIN, &origin) |
+		 dc_h5_get_u64(f, DC_H5_ATTR_EVENTS, &p->events) | dc_h5_get_u64(f, DC_H5_ATTR_COUNTERS, &p->counters) |
+		 dc_h5_get_u64(f, DC_H5_ATTR_SKIPPED, &p->skipped);
+	p->skip_reason = dc_h5_get_str(f, DC_H5_ATTR_SKIPPED_BECAUSE);
+	ev = dc_h5_rows(f, DC_H5_EVENTS);
+	ct = dc_h5_rows(f, DC_H5_COUNTERS);
+	if (dc_h5_check_layout(f, reason, sizeof(reason)))
+		why = said("part %s: %s", path, reason);
+	else if (unread)
+		why = said("part %s is damaged: an attribute of dc-merge --part's cannot be read%s", path, "");
+	else if (!id || strcmp(id, job->id))
 		why = said("part %s is of job %s, not this one", path, id ? id : "?");
 	else if (!file || strcmp(file, dc_node_file_name(n)) || node != i)
 		why = said("part %s was made of %s, another node file", path, file ? file : "?");
@@ -243,8 +202,10 @@ int dc_hdf5_stitch(struct dc_job *job, const char *parts_dir, const char *parts_
 		snprintf(err, errlen, "writing the stitched HDF5 file failed");
 		goto out;
 	}
-	dc_h5_attr_u64(file, "nodes_without_part", *unusable);
-	dc_h5_attr_str(file, "parts", parts_ref);
+	if (dc_h5_attr_u64(file, "nodes_without_part", *unusable) || dc_h5_attr_str(file, "parts", parts_ref)) {
+		snprintf(err, errlen, "writing the stitched HDF5 file failed");
+		goto out;
+	}
 	rc = 0;
 out:
 	if (!parts || !problem)

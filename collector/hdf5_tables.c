@@ -9,14 +9,6 @@
 #include "hdf5_tables.h"
 #include "io_kind.h"
 
-hid_t dc_h5_vlen_string(void)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-
-	H5Tset_size(t, H5T_VARIABLE);
-	return t;
-}
-
 /* Functions are unified across nodes by (level, name). */
 int dc_h5_funcs_map(struct dc_h5_funcs *w, const struct dc_job *job)
 {
@@ -251,25 +243,29 @@ int dc_h5_write_nodes(hid_t file, const struct dc_job *job, char *const *problem
 	return rc;
 }
 
-void dc_h5_attr_u64(hid_t obj, const char *name, uint64_t v)
+int dc_h5_attr_u64(hid_t obj, const char *name, uint64_t v)
 {
 	hid_t space = H5Screate(H5S_SCALAR);
 	hid_t a = H5Acreate2(obj, name, H5T_NATIVE_UINT64, space, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a < 0 || H5Awrite(a, H5T_NATIVE_UINT64, &v) < 0 ? -1 : 0;
 
-	H5Awrite(a, H5T_NATIVE_UINT64, &v);
-	H5Aclose(a);
+	if (a >= 0 && H5Aclose(a) < 0)
+		rc = -1;
 	H5Sclose(space);
+	return rc;
 }
 
-void dc_h5_attr_str(hid_t obj, const char *name, const char *v)
+int dc_h5_attr_str(hid_t obj, const char *name, const char *v)
 {
 	hid_t space = H5Screate(H5S_SCALAR), t = dc_h5_vlen_string();
 	hid_t a = H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a < 0 || H5Awrite(a, t, &v) < 0 ? -1 : 0;
 
-	H5Awrite(a, t, &v);
-	H5Aclose(a);
+	if (a >= 0 && H5Aclose(a) < 0)
+		rc = -1;
 	H5Tclose(t);
 	H5Sclose(space);
+	return rc;
 }
 
 /* What each dataset's columns mean, so that the file explains itself in
@@ -301,12 +297,13 @@ static int describe_datasets(hid_t file)
 
 	char flags[1024];
 	size_t len = 0;
+	int rc = 0;
 	hid_t d;
 
 	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
 		if ((d = H5Dopen2(file, text[i][0], H5P_DEFAULT)) < 0)
 			continue;
-		dc_h5_attr_str(d, "description", text[i][1]);
+		rc |= dc_h5_attr_str(d, "description", text[i][1]);
 		H5Dclose(d);
 	}
 #define DC_EV_TEXT(name, bit, meaning) \
@@ -314,22 +311,21 @@ static int describe_datasets(hid_t file)
 	DC_EV_FLAGS(DC_EV_TEXT)
 #undef DC_EV_TEXT
 	if ((d = H5Dopen2(file, DC_H5_EVENTS, H5P_DEFAULT)) >= 0) {
-		dc_h5_attr_str(d, "flags", flags);
+		rc |= dc_h5_attr_str(d, "flags", flags);
 		H5Dclose(d);
 	}
-	return 0;
+	return rc;
 }
 
 int dc_h5_finish_file(hid_t file, const struct dc_job *job, uint64_t events)
 {
-	dc_h5_attr_str(file, DC_H5_ATTR_JOB_ID, job->id);
-	dc_h5_attr_str(file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION);
-	dc_h5_attr_u64(file, DC_H5_ATTR_ORIGIN, job->origin_ns);
-	dc_h5_attr_u64(file, DC_H5_ATTR_EVENTS, events);
-	dc_h5_attr_u64(file, "events_in_node_files", job->events);
-	dc_h5_attr_u64(file, DC_H5_ATTR_SKIPPED, job->skipped);
-	dc_h5_attr_u64(file, DC_H5_ATTR_LOST, job->lost);
-	dc_h5_attr_u64(file, DC_H5_ATTR_NODES, job->nnodes);
+	if (dc_h5_attr_str(file, DC_H5_ATTR_JOB_ID, job->id) || dc_h5_attr_str(file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION) ||
+	    dc_h5_attr_u64(file, DC_H5_ATTR_LAYOUT_VERSION, DC_H5_LAYOUT_VERSION) ||
+	    dc_h5_attr_u64(file, DC_H5_ATTR_ORIGIN, job->origin_ns) || dc_h5_attr_u64(file, DC_H5_ATTR_EVENTS, events) ||
+	    dc_h5_attr_u64(file, "events_in_node_files", job->events) ||
+	    dc_h5_attr_u64(file, DC_H5_ATTR_SKIPPED, job->skipped) || dc_h5_attr_u64(file, DC_H5_ATTR_LOST, job->lost) ||
+	    dc_h5_attr_u64(file, DC_H5_ATTR_NODES, job->nnodes))
+		return -1;
 	return describe_datasets(file);
 }
 

@@ -185,32 +185,33 @@ static void table_close(struct table *t)
 
 /* What the stitch checks before it takes a part: that it was made from
  * this node file, as it is now, of this job, numbered as it will number. */
-static void part_attrs(struct h5_writer *w)
+static int part_attrs(struct h5_writer *w)
 {
 	const struct dc_node *n = w->part;
 
-	dc_h5_attr_str(w->file, DC_H5_ATTR_JOB_ID, w->job->id);
-	dc_h5_attr_str(w->file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION);
-	dc_h5_attr_str(w->file, DC_H5_ATTR_NODE_FILE, dc_node_file_name(n));
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE, n->index);
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODES, w->job->nnodes);
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE_FILE_BYTES, dc_h5_file_bytes(n->path));
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_PATH_BASE, w->path_base);
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_ORIGIN, w->job->origin_ns);
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_EVENTS, w->events.written);
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_SKIPPED, n->skipped);
-	dc_h5_attr_str(w->file, DC_H5_ATTR_SKIPPED_BECAUSE, n->skip_reason ? n->skip_reason : "");
-	dc_h5_attr_u64(w->file, DC_H5_ATTR_COUNTERS, w->counters.written);
+	return dc_h5_attr_str(w->file, DC_H5_ATTR_JOB_ID, w->job->id) ||
+	       dc_h5_attr_str(w->file, DC_H5_ATTR_TOOL, "DataCrumbs " DC_VERSION) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_LAYOUT_VERSION, DC_H5_LAYOUT_VERSION) ||
+	       dc_h5_attr_str(w->file, DC_H5_ATTR_NODE_FILE, dc_node_file_name(n)) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE, n->index) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_NODES, w->job->nnodes) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_NODE_FILE_BYTES, dc_h5_file_bytes(n->path)) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_PATH_BASE, w->path_base) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_ORIGIN, w->job->origin_ns) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_EVENTS, w->events.written) ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_SKIPPED, n->skipped) ||
+	       dc_h5_attr_str(w->file, DC_H5_ATTR_SKIPPED_BECAUSE, n->skip_reason ? n->skip_reason : "") ||
+	       dc_h5_attr_u64(w->file, DC_H5_ATTR_COUNTERS, w->counters.written)
+		       ? -1
+		       : 0;
 }
 
 static int finish(struct h5_writer *w)
 {
 	if (table_finish(&w->events) || table_finish(&w->counters))
 		return -1;
-	if (w->part) {
-		part_attrs(w);
-		return 0;
-	}
+	if (w->part)
+		return part_attrs(w);
 	if (dc_h5_write_functions(w->file, &w->funcs) || dc_h5_write_strings(w->file, DC_H5_PATHS, w->paths.v, w->paths.n) ||
 	    dc_h5_write_processes(w->file, w->job) || dc_h5_write_nodes(w->file, w->job, NULL))
 		return -1;

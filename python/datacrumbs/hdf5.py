@@ -13,6 +13,16 @@ import pandas as pd
 
 EVENTS, COUNTERS, FUNCTIONS, LEVELS, PATHS, PROCESSES, NODES = (
     "events", "counters", "functions", "levels", "paths", "processes", "nodes")
+# The newest layout (reader/hdf5_layout.h) this package reads; a file
+# without the attribute is of layout 1.
+LAYOUT_VERSION = 1
+
+
+def _check_layout(f, path):
+    v = int(f.attrs.get("layout_version", 1))
+    if v > LAYOUT_VERSION:
+        raise ValueError("%s was written by a newer DataCrumbs (HDF5 layout %d; this package reads up to %d): "
+                         "use that release's python/datacrumbs" % (path, v, LAYOUT_VERSION))
 
 
 def _text(v):
@@ -123,6 +133,7 @@ def load_hdf5(path, dask=False, rows_per_partition=1 << 20):
     With dask=True a Dask dataframe of rows_per_partition rows a partition.
     """
     with h5py.File(path, "r") as f:
+        _check_layout(f, path)
         t = _Tables(f)
         n = f[EVENTS].shape[0]
         dtypes = t.categories()

@@ -86,6 +86,12 @@ assert (p.groupby("rank")["dur_ns"].count().drop(-1).to_dict() ==
 print("ok: pfw.gz: calls per rank as the HDF5 file")
 PY
 
+# A file of a newer layout than the package reads is refused, by name.
+cp "$TMP/pyjob.h5" "$TMP/newer.h5"
+"$PY" -c "import h5py; f = h5py.File('$TMP/newer.h5', 'r+'); f.attrs.modify('layout_version', 2)"
+expect_fail "a newer HDF5 layout" "written by a newer DataCrumbs (HDF5 layout 2; this package reads up to 1)" \
+	"$PY" -c "import sys, datacrumbs; datacrumbs.load(sys.argv[1])" "$TMP/newer.h5"
+
 # Five synthetic nodes of four ranks each, stitched from parts: the same
 # figures through the virtual datasets.
 "$DC_GEN" "$TMP/in" big 5 4000

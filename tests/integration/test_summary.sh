@@ -38,6 +38,12 @@ done
 # The merged HDF5 file gives the same summary as the node files.
 (cd "$TMP" && "$DC_MERGE" mpisum -i "$TMP/out/mpisum" -f hdf5 -q)
 "$DC_SUMMARY" "$TMP/mpisum.h5" --format json --top 100 >"$TMP/fromh5.json"
+# The file says its layout's version; a newer one than this release reads is refused, by name.
+assert_eq "$(/usr/bin/python3 -c "import h5py; print(h5py.File('$TMP/mpisum.h5').attrs['layout_version'])")" "1" "HDF5 layout version"
+cp "$TMP/mpisum.h5" "$TMP/newer.h5"
+/usr/bin/python3 -c "import h5py; f = h5py.File('$TMP/newer.h5', 'r+'); f.attrs.modify('layout_version', 2)"
+expect_fail "a newer HDF5 layout" "written by a newer DataCrumbs (HDF5 layout 2; this one reads up to 1)" "$DC_SUMMARY" "$TMP/newer.h5"
+expect_fail "a newer HDF5 layout, the test tool" "HDF5 layout 2" "$DC_H5SUMMARY" "$TMP/newer.h5"
 python3 - "$TMP/sum.json" "$TMP/fromh5.json" <<'PY' || fail "summaries of node files and merged file differ"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

@@ -1,29 +1,21 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * h5_summary [--ranks] [--any-order] FILE.h5: reads a dc-merge HDF5 file back
- * with the HDF5 library and prints one line per (level, function), "level
- * function count req bytes", sorted: the same lines trace_summary.py prints
- * for a JSON trace. With --ranks, then "rank R count bytes" per rank, and
- * the first and last calls: "first|last ts_ns dur_ns node rank level
- * function path". Events must be in time order unless --any-order (a
- * stitched file holds one node's after another's).
+ * h5_summary [--ranks] [--any-order] FILE.h5: reads a dc-merge HDF5 file
+ * back through the project's HDF5 reader (collector/h5_read.h) and prints
+ * one line per (level, function), "level function count req bytes",
+ * sorted: the same lines trace_summary.py prints for a JSON trace. With
+ * --ranks, then "rank R count bytes" per rank, and the first and last
+ * calls: "first|last ts_ns dur_ns node rank level function path". Events
+ * must be in time order unless --any-order (a stitched file holds one
+ * node's after another's).
  */
-#include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct row {
-	uint32_t function, path;
-	uint64_t req, bytes, ts, dur;
-	int32_t rank;
-	uint16_t node;
-};
-
-struct fn {
-	char *name, *level;
-};
+#include "h5_read.h"
+#include "hdf5_tables.h"
 
 struct total {
 	char key[256];
@@ -36,7 +28,7 @@ static int by_key(const void *a, const void *b)
 }
 
 /* Earlier first; ties by the row's other fields, so two files agree. */
-static int before(const struct row *a, const struct row *b, int by_end)
+static int before(const struct dc_h5_call *a, const struct dc_h5_call *b, int by_end)
 {
 	uint64_t x = a->ts + (by_end ? a->dur : 0), y = b->ts + (by_end ? b->dur : 0);
 
@@ -49,7 +41,7 @@ static int before(const struct row *a, const struct row *b, int by_end)
 	return a->bytes < b->bytes;
 }
 
-static void print_call(const char *what, const struct row *r, const struct fn *fns, hssize_t nfn, char **paths,
+static void print_call(const char *what, const struct dc_h5_call *r, const struct dc_h5_fn *fns, hssize_t nfn, char **paths,
 		       hssize_t npaths)
 {
 	printf("%s %llu %llu %u %d %s %s %s\n", what, (unsigned long long)r->ts, (unsigned long long)r->dur, r->node,
@@ -66,16 +58,16 @@ static int by_rank(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-	hid_t f, d, t, s, vs;
+	char why[256];
+	hid_t f, t;
 	hssize_t nev, nfn;
-	struct row *rows;
-	struct fn *fns;
+	struct dc_h5_call *rows;
+	struct dc_h5_fn *fns;
 	struct total *tot;
 	size_t ntot = 0;
 
 	int any_order = 0, with_ranks = 0, a = 1;
-	char **paths;
-	hssize_t npaths;
+	struct dc_h5_strings paths;
 
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (strcmp(argv[a], "--any-order") == 0)
@@ -92,36 +84,15 @@ int main(int argc, char **argv)
 	f = H5Fopen(argv[a], H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (f < 0)
 		return 1;
-	/* Only the fields needed, read by name: the file's layout may grow. */
-	d = H5Dopen2(f, "events", H5P_DEFAULT);
-	s = H5Dget_space(d);
-	nev = H5Sget_simple_extent_npoints(s);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct row));
-	H5Tinsert(t, "function", HOFFSET(struct row, function), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "req", HOFFSET(struct row, req), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "bytes", HOFFSET(struct row, bytes), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "ts_ns", HOFFSET(struct row, ts), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "dur_ns", HOFFSET(struct row, dur), H5T_NATIVE_UINT64);
-	H5Tinsert(t, "rank", HOFFSET(struct row, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, "node", HOFFSET(struct row, node), H5T_NATIVE_UINT16);
-	H5Tinsert(t, "path", HOFFSET(struct row, path), H5T_NATIVE_UINT32);
-	rows = calloc(nev + 1, sizeof(*rows));
-	if (nev && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
+	if (dc_h5_check_layout(f, why, sizeof(why))) {
+		fprintf(stderr, "h5_summary: %s: %s\n", argv[a], why);
 		return 1;
-	H5Dclose(d);
-	H5Sclose(s);
+	}
+	t = dc_h5_call_type();
+	rows = dc_h5_read_rows(f, DC_H5_EVENTS, t, sizeof(*rows), &nev);
 	H5Tclose(t);
-
-	d = H5Dopen2(f, "functions", H5P_DEFAULT);
-	s = H5Dget_space(d);
-	nfn = H5Sget_simple_extent_npoints(s);
-	vs = H5Tcopy(H5T_C_S1);
-	H5Tset_size(vs, H5T_VARIABLE);
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct fn));
-	H5Tinsert(t, "name", HOFFSET(struct fn, name), vs);
-	H5Tinsert(t, "level", HOFFSET(struct fn, level), vs);
-	fns = calloc(nfn + 1, sizeof(*fns));
-	if (nfn && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, fns) < 0)
+	fns = dc_h5_read_functions(f, &nfn);
+	if (!rows || !fns || dc_h5_read_strings(f, DC_H5_PATHS, &paths))
 		return 1;
 
 	tot = calloc(nfn + 1, sizeof(*tot));
@@ -168,27 +139,15 @@ int main(int argc, char **argv)
 	qsort(ranks, nranks, sizeof(*ranks), by_rank);
 	for (size_t k = 0; with_ranks && k < nranks; k++)
 		printf("rank %lld %lld %lld\n", ranks[k][0], ranks[k][1], ranks[k][2]);
-	H5Dclose(d); /* functions */
-	H5Sclose(s);
-	d = H5Dopen2(f, "paths", H5P_DEFAULT);
-	s = H5Dget_space(d);
-	npaths = H5Sget_simple_extent_npoints(s);
-	paths = calloc(npaths + 1, sizeof(*paths));
-	if (npaths && H5Dread(d, vs, H5S_ALL, H5S_ALL, H5P_DEFAULT, paths) < 0)
-		return 1;
-	H5Dclose(d);
-	H5Sclose(s);
 	if (nev && with_ranks) {
-		print_call("first", &rows[first], fns, nfn, paths, npaths);
-		print_call("last", &rows[last], fns, nfn, paths, npaths);
+		print_call("first", &rows[first], fns, nfn, paths.v, paths.n);
+		print_call("last", &rows[last], fns, nfn, paths.v, paths.n);
 	}
 	free(ranks);
-	/* The strings read are left to the process's end: a test tool. */
-	H5Tclose(t);
-	H5Tclose(vs);
+	dc_h5_functions_free(fns, nfn);
+	dc_h5_strings_free(&paths);
 	H5Fclose(f);
 	free(rows);
-	free(fns);
 	free(tot);
 	return 0;
 }
