@@ -150,6 +150,13 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		}
 		return fail_at(c, v, "closes: expected true or false");
 	}
+	if (strcmp(key, "bytes_from") == 0) {
+		if (scalar(v) && strcmp(scalar(v), "nested") == 0) {
+			fn->argbits |= DC_COOKIE_BYTES_NESTED;
+			return 0;
+		}
+		return fail_at(c, v, "bytes_from: expected nested (the bytes of the system calls made inside the call)");
+	}
 	if (strcmp(key, "ret") == 0) {
 		for (size_t i = 0; i < sizeof(ret_kinds) / sizeof(ret_kinds[0]); i++) {
 			if (scalar(v) && strcmp(scalar(v), ret_kinds[i]) == 0) {
@@ -168,7 +175,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		return 0;
 	}
 	return fail_at(c, v, "unknown function key '%s' (name, match, regex, syscall, path, fd, handle, "
-			     "handle_out, bytes, count, offset, datatype, ret, closes)", key);
+			     "handle_out, bytes, count, offset, datatype, ret, closes, bytes_from)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)

@@ -64,7 +64,7 @@ static int add_target(void *ctx, const char *name)
 	if (dc_hashtab_put(t->p->attached, 0, key, id))
 		return -1;
 	t->names[t->n] = dc_probes_function(t->p, id)->name;
-	t->cookies[t->n] = t->fn->argbits | id;
+	t->cookies[t->n] = dc_probes_function(t->p, id)->argbits | id;
 	t->n++;
 	return 0;
 }

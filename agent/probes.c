@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The function table, what every kind of set shares, and detaching. */
+#include "io_kind.h"
 #include "probes_int.h"
 
 #include <errno.h>
@@ -108,6 +109,13 @@ long dc_probes_add_function(struct dc_probes *p, const char *name, const char *c
 	f = &p->fns[p->nfns];
 	f->name = strdup(name);
 	f->category = intern_category(p, category);
+	switch (dc_io_kind(name)) {
+	case DC_IO_READ: argbits |= DC_COOKIE_READS; break;
+	case DC_IO_WRITE: argbits |= DC_COOKIE_WRITES; break;
+	default: break;
+	}
+	if (argbits & DC_COOKIE_BYTES_NESTED)
+		flags |= DC_FUNC_BYTES_NESTED;
 	f->flags = flags;
 	f->argbits = argbits;
 	if (!f->name || !f->category)

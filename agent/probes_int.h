@@ -88,7 +88,9 @@ bool dc_wrapper_serves(const struct dc_probes *p, const char *name);
 /* The instructions of a loaded program, copied once; NULL without memory. */
 const struct dc_clone_src *dc_probes_clone_src(struct dc_probes *p, enum dc_clone_prog which);
 
-/* A new function's id, or -1 when the table is full (or out of memory). */
+/* A new function's id, or -1 when the table is full (or out of memory).
+ * Its argbits gain DC_COOKIE_READS or DC_COOKIE_WRITES from its name
+ * (io_kind.h): build its cookie from dc_probes_function(p, id)->argbits. */
 long dc_probes_add_function(struct dc_probes *p, const char *name, const char *category, __u32 flags,
 			    __u64 argbits);
 int dc_probes_keep_fd(struct dc_probes *p, int fd);

@@ -45,7 +45,7 @@ int dc_syscall_function(struct dc_probes *p, const struct dc_probe_set *set, con
 	id = dc_probes_add_function(p, fn->name, set->category, DC_EV_SYSCALL, fn->argbits);
 	if (id < 0)
 		return -1;
-	cookie = fn->argbits | id | DC_COOKIE_ON;
+	cookie = dc_probes_function(p, id)->argbits | id | DC_COOKIE_ON;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.dc_syscalls), &nr, &cookie, BPF_ANY))
 		return -1;
 	return 1;

@@ -131,7 +131,7 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 		t->cap = cap;
 	}
 	t->offsets[t->n] = site.offset;
-	t->cookies[t->n] = dc_site_slots(argbits, &site) | id;
+	t->cookies[t->n] = dc_site_slots(dc_probes_function(p, id)->argbits, &site) | id;
 	t->n++;
 	return 0;
 }

@@ -17,17 +17,28 @@
 #define PT_REGS_PARM6(x) ((x)->r9)
 #endif
 
+/* The bytes the thread's traced system calls of the call's kind moved so far. */
+static __always_inline __u64 dc_moved_so_far(struct task_struct *task, __u64 id, __u64 cookie)
+{
+	struct dc_sysframe *sf = dc_thread_get(&dc_sysframes, &dc_sysframes_tid, task, id, false);
+
+	if (!sf)
+		return 0;
+	return cookie & DC_COOKIE_WRITES ? sf->moved[1] : sf->moved[0];
+}
+
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
 	struct task_struct *task = dc_task();
+	__u64 id = dc_task_id(task);
 	struct dc_stack *st;
 	struct dc_frame *f;
 	__u32 d;
 
 	if (dc_stopped)
 		return 0;
-	st = dc_traced_get(&dc_stacks, &dc_stacks_tid, task, dc_task_id(task));
+	st = dc_traced_get(&dc_stacks, &dc_stacks_tid, task, id);
 	if (!st)
 		return 0;
 	d = st->depth;
@@ -45,6 +56,8 @@ int BPF_KPROBE(dc_call_entry)
 	f->args[3] = PT_REGS_PARM4(ctx);
 	f->args[4] = PT_REGS_PARM5(ctx);
 	f->args[5] = PT_REGS_PARM6(ctx);
+	if (f->cookie & DC_COOKIE_BYTES_NESTED)
+		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
 	f->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -70,6 +83,8 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 	/* A return without its entry (probe attached mid-call, longjmp): drop it. */
 	if (f->cookie != cookie)
 		return 0;
+	if (cookie & DC_COOKIE_BYTES_NESTED)
+		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, cookie) - f->args[DC_FRAME_NESTED];
 	dc_finish(id, cookie, f->ts, f->args, ret, d, 0);
 	return 0;
 }

@@ -51,6 +51,8 @@ static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
 
 static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret, __u64 req)
 {
+	if (cookie & DC_COOKIE_BYTES_NESTED)
+		return args[DC_FRAME_NESTED];
 	switch (dc_retkind(cookie)) {
 	case DC_RET_BYTES:
 	case DC_RET_INT_BYTES:

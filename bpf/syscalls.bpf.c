@@ -64,6 +64,13 @@ static __always_inline int sys_exit(long ret)
 		return 0;
 	ts = f->ts;
 	f->ts = 0;
+	/* Counted toward the thread's open calls whose bytes come from below. */
+	if (ret > 0 && DC_COOKIE_RET(f->cookie) == DC_RET_BYTES) {
+		if (f->cookie & DC_COOKIE_WRITES)
+			f->moved[1] += ret;
+		else if (f->cookie & DC_COOKIE_READS)
+			f->moved[0] += ret;
+	}
 	dc_finish(id, f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL);
 	return 0;
 }

@@ -34,11 +34,18 @@ struct dc_stack {
 	struct dc_frame frames[DC_MAX_DEPTH];
 };
 
-/* A system call open on a thread: they never nest. */
+/* A call whose bytes come from below keeps, in args[DC_FRAME_NESTED]
+ * (no argument slot reads it), its thread's moved total at entry, and
+ * at its return the difference. */
+#define DC_FRAME_NESTED 6
+
+/* A system call open on a thread: they never nest. moved: the bytes the
+ * thread's traced read-kind and write-kind system calls moved, in all. */
 struct dc_sysframe {
 	__u64 ts;
 	__u64 cookie;
 	__u64 args[DC_FRAME_ARGS];
+	__u64 moved[2];
 };
 
 /* A kernel function open on a thread (a kernel: probe set). */

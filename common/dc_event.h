@@ -47,12 +47,19 @@ enum dc_slot {
 #define DC_COOKIE_RET(cookie) (((cookie) >> DC_COOKIE_RET_SHIFT) & 7)
 /* The function releases the fd or handle it names (close, fclose). */
 #define DC_COOKIE_CLOSES (1ull << (DC_COOKIE_RET_SHIFT + 3))
+/* The function reads or writes (io_kind.h): a system call's bytes count
+ * toward an open call of the same kind whose bytes come from below. */
+#define DC_COOKIE_READS (1ull << (DC_COOKIE_RET_SHIFT + 4))
+#define DC_COOKIE_WRITES (1ull << (DC_COOKIE_RET_SHIFT + 5))
+/* The call's bytes are what its thread's traced system calls of its kind
+ * moved while it ran (H5Dwrite, H5Dread: their arguments do not say). */
+#define DC_COOKIE_BYTES_NESTED (1ull << (DC_COOKIE_RET_SHIFT + 6))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
 /* The cookie's bit budget, shared by the agent and the BPF programs. */
 _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit their bits");
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
-_Static_assert(DC_COOKIE_RET_SHIFT + 3 + 1 <= 63, "slots, return kind and closes stay below DC_COOKIE_ON");
+_Static_assert(DC_COOKIE_RET_SHIFT + 6 + 1 <= 63, "slots, return kind and the flag bits stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
 
 /*
@@ -105,6 +112,9 @@ enum dc_ev_flag {
 /* Recorded inside the process by libdcpmpi.so (a wrapper set), not probed.
  * A flag readers that do not know it ignore: no new node-format version. */
 #define DC_FUNC_WRAPPER 0x200
+/* Its calls' bytes are those of the system calls nested in them
+ * (DC_COOKIE_BYTES_NESTED): a flag readers may ignore, as the one above. */
+#define DC_FUNC_BYTES_NESTED 0x400
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {

@@ -66,12 +66,17 @@ nested=$(grep -E "^event " "$DUMP" | awk '
 assert_eq "$nested" "4 0" "data writes nested HDF5 > pwrite (per rank: inside, outside)"
 
 # --- the same through HDF5's 1.6 API (IOR's HDF5 back end): names carried ---
+# 16384 doubles (128 KiB, past HDF5's 64 KiB sieve buffer) go to the kernel
+# inside H5Dwrite and come back inside H5Dread: their bytes are the system
+# calls' nested in them (4096 doubles above stay in HDF5's buffer until
+# H5Fclose, and H5Dwrite moves none of them).
 mkdir -p "$TMP/h5v16"
-mpi mpihdf5v16 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5v16" 4096 1.6
+mpi mpihdf5v16 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5v16" 16384 1.6
 assert_eq "$(calls hdf5 H5Dcreate1 '^data$')" "4 0 0" "H5Dcreate1 per rank, the dataset named"
-assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 0" "H5Dwrite on an H5Dcreate1 dataset, its name carried"
+assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 524288" "H5Dwrite on an H5Dcreate1 dataset: its name carried, 128 KiB a rank moved by the writes inside it"
 assert_eq "$(calls hdf5 H5Dopen1 '^data$')" "4 0 0" "H5Dopen1 per rank"
-assert_eq "$(calls hdf5 H5Dread '^data$')" "4 0 0" "H5Dread on an H5Dopen1 dataset, its name carried"
+assert_eq "$(calls hdf5 H5Dread '^data$')" "4 0 524288" "H5Dread on an H5Dopen1 dataset: its name carried, 128 KiB a rank read inside it"
+assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=uprobe bytes=nested$' "$DUMP")" "2" "H5Dwrite and H5Dread say their bytes came from below"
 
 # --- a rank that crashes: its I/O before the crash is kept, its end marked ---
 mkdir -p "$TMP/crash"

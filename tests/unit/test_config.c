@@ -37,12 +37,13 @@ static void test_uprobe_set(void **state)
 		   "  - {name: fread, bytes: 2, count: 3, handle: 4, ret: items}\n"
 		   "  - fsync\n"
 		   "  - {name: close, fd: 1, ret: int, closes: true}\n"
-		   "  - {name: dup, fd: 1, closes: false}\n");
+		   "  - {name: dup, fd: 1, closes: false}\n"
+		   "  - {name: H5Dwrite, handle: 1, ret: int, bytes_from: nested}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_string_equal(set.name, "posix");
 	assert_string_equal(set.library, "libc.so.6");
 	assert_int_equal(set.kind, DC_SET_UPROBES);
-	assert_int_equal(set.nfns, 5);
+	assert_int_equal(set.nfns, 6);
 	assert_string_equal(set.fns[0].name, "pread");
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_FD), 1);
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_BYTES), 3);
@@ -58,6 +59,8 @@ static void test_uprobe_set(void **state)
 						     1ull << (DC_COOKIE_FUNC_BITS + DC_SLOT_FD * DC_SLOT_BITS));
 	assert_int_equal(set.fns[4].argbits & DC_COOKIE_CLOSES, 0);
 	assert_int_equal(set.fns[0].argbits & DC_COOKIE_CLOSES, 0);
+	assert_int_equal(set.fns[5].argbits & DC_COOKIE_BYTES_NESTED, DC_COOKIE_BYTES_NESTED);
+	assert_int_equal(set.fns[0].argbits & DC_COOKIE_BYTES_NESTED, 0);
 	/* The function id bits stay free for the agent. */
 	assert_int_equal(set.fns[0].argbits & ((1u << DC_COOKIE_FUNC_BITS) - 1), 0);
 	dc_probe_set_free(&set);
@@ -138,6 +141,8 @@ static void test_errors_name_file_and_line(void **state)
 		     "fd: '9' is not a whole number from 1 to 6");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: close, closes: yes}\n", 4,
 		     "closes: expected true or false");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: H5Dwrite, bytes_from: args}\n", 4,
+		     "bytes_from: expected nested");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: read, ret: pointer}\n", 4,
 		     "ret: expected");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions: [read\n", 4, "");

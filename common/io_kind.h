@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Which functions read and which write, by name: the one rule behind
- * dc-summary's read and write figures and the io column of a merged HDF5
- * file's /functions, which the Python package reads (python/datacrumbs).
+ * dc-summary's read and write figures, the io column of a merged HDF5
+ * file's /functions, which the Python package reads (python/datacrumbs),
+ * and the agent's DC_COOKIE_READS and DC_COOKIE_WRITES bits.
  * "read" anywhere in the name but readdir and readlink reads; "write"
  * writes; case is ignored (H5Dwrite, MPI_File_read_at, fwrite, pread64).
  */
