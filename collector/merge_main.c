@@ -204,8 +204,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->no_compress)
 		o->ops = &dc_perfetto_raw_output;
-	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output && o->ops != &dc_perfetto_output &&
-	    o->ops != &dc_perfetto_raw_output) {
+	if ((o->part || o->stitch) && o->ops != &dc_hdf5_output && !dc_output_is_perfetto(o->ops)) {
 		fprintf(stderr, "dc-merge: --part and --stitch make HDF5 or Perfetto traces: add -f hdf5 or -f perfetto\n");
 		return -1;
 	}

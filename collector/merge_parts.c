@@ -129,11 +129,6 @@ static int write_stamp(const struct options *o, const struct dc_job *job, size_t
 	return rc;
 }
 
-static bool is_perfetto(const struct options *o)
-{
-	return o->ops == &dc_perfetto_output || o->ops == &dc_perfetto_raw_output;
-}
-
 int dc_merge_parts(const struct options *o, struct dc_job *job)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64];
@@ -148,14 +143,14 @@ int dc_merge_parts(const struct options *o, struct dc_job *job)
 	default_parts(o, NULL, dir, sizeof(dir));
 	if (parts_folder(dir, o->group_read))
 		return 1;
-	po.ops = is_perfetto(o) ? o->ops : &dc_hdf5_part_output;
+	po.ops = dc_output_is_perfetto(o->ops) ? o->ops : &dc_hdf5_part_output;
 	po.quiet = true;
 	po.progress = 0;
 	for (size_t i = k; i < job->nnodes; i += n) {
 		struct dc_job sub;
 		double t0 = now_s();
 
-		if (is_perfetto(o))
+		if (dc_output_is_perfetto(o->ops))
 			snprintf(path, sizeof(path), "%s/" DC_PFPART_NAME, dir, i);
 		else
 			snprintf(path, sizeof(path), "%s/" DC_PART_NAME, dir, i);
@@ -164,7 +159,7 @@ int dc_merge_parts(const struct options *o, struct dc_job *job)
 			fprintf(stderr, "dc-merge: out of memory\n");
 			return 1;
 		}
-		if (dc_merge_run(&po, &sub, path) || (is_perfetto(o) && write_stamp(o, job, i, path))) {
+		if (dc_merge_run(&po, &sub, path) || (dc_output_is_perfetto(o->ops) && write_stamp(o, job, i, path))) {
 			dc_job_part_free(&sub);
 			return 1;
 		}
@@ -359,7 +354,7 @@ int dc_merge_stitch(const struct options *o, struct dc_job *job, const char *out
 		fprintf(stderr, "dc-merge: %s\n", err);
 		return 1;
 	}
-	if (is_perfetto(o))
+	if (dc_output_is_perfetto(o->ops))
 		return stitch_perfetto(o, job, dir, output);
 	if (parts_ref(dir, output, ref, sizeof(ref))) {
 		fprintf(stderr, "dc-merge: %s: %s\n", dir, strerror(errno));

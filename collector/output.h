@@ -3,6 +3,7 @@
 #ifndef DC_OUTPUT_H
 #define DC_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nodeset.h"
@@ -22,6 +23,12 @@ struct dc_output_ops {
 extern const struct dc_output_ops dc_json_output, dc_json_gz_output, dc_hdf5_output, dc_perfetto_output;
 /* Perfetto with its packets as they are (--no-compress), not deflated in batches. */
 extern const struct dc_output_ops dc_perfetto_raw_output;
+
+/* Either Perfetto output (--part and --stitch make them as HDF5's). */
+static inline bool dc_output_is_perfetto(const struct dc_output_ops *ops)
+{
+	return ops == &dc_perfetto_output || ops == &dc_perfetto_raw_output;
+}
 /* DFTracer's JSON lines, for DFAnalyzer (pfw_writer.c). */
 extern const struct dc_output_ops dc_pfw_output, dc_pfw_gz_output;
 /* One node's share of a job (struct dc_job's part), for a stitch to join. */

@@ -7,22 +7,20 @@
 #include "pf_deflate.h"
 #include "text_out.h"
 
-static int raw_write(struct sink *o, const void *p, size_t n)
+/* A struct sink's bytes, as they are (or gzipped): also dc_pf_deflate's writer. */
+static int raw_write(void *sink, const void *p, size_t n)
 {
+	struct sink *o = sink;
+
 	if (o->gz ? gzwrite(o->gz, p, n) != (int)n : fwrite(p, 1, n, o->f) != n)
 		return errno ? errno : EIO;
 	return 0;
 }
 
-static int write_cb(void *o, const void *p, size_t n)
-{
-	return raw_write(o, p, n);
-}
-
 static int sink_write(struct sink *o, const char *p, size_t n)
 {
-	if (o->codec == DC_OUT_PERFETTO_DEFLATE)
-		return dc_pf_deflate(o->pf, (const uint8_t *)p, n, write_cb, o);
+	if (o->pf)
+		return dc_pf_deflate(o->pf, (const uint8_t *)p, n, raw_write, o);
 	return raw_write(o, p, n);
 }
 
@@ -101,7 +99,6 @@ int dc_text_out_open(struct text_out *o, int fd, enum dc_out_codec codec, const 
 	}
 	o->caps[0] = o->caps[1] = OUT_BUF;
 	o->buf = o->bufs[0];
-	o->out.codec = codec;
 	if (codec == DC_OUT_PERFETTO_DEFLATE && !(o->out.pf = dc_pf_deflater_new())) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

@@ -34,8 +34,7 @@ enum dc_out_codec {
 struct sink {
 	FILE *f;
 	gzFile gz;
-	enum dc_out_codec codec;
-	struct dc_pf_deflater *pf; /* DC_OUT_PERFETTO_DEFLATE (pf_deflate.h) */
+	struct dc_pf_deflater *pf; /* DC_OUT_PERFETTO_DEFLATE (pf_deflate.h), else NULL */
 	pthread_t thread;
 	bool threaded;
 	pthread_mutex_t mu;
