@@ -47,7 +47,7 @@ struct agent {
 	struct dc_writer *writer;
 	struct dc_recorder *recorder;
 	struct dc_rank_rings *rings; /* the ranks' MPI-IO (wrapper sets) */
-	struct ring_buffer *rb;
+	struct dc_event_rings *events; /* the BPF side's records */
 	struct dc_child child;
 	struct dc_control *control;
 	int epoll_fd;
@@ -61,8 +61,6 @@ struct agent {
 	gid_t gid;
 	char path[PATH_MAX];
 	bool write_failed;
-	unsigned batch; /* events taken in this batch */
-	bool draining;  /* at the end: take everything */
 	/* -v: where start and stop go (ns). */
 	struct {
 		__u64 start, setup, features, load, attach, ready, detach;
@@ -89,8 +87,8 @@ int agent_setup(struct agent *a);
 int agent_check_kernel(struct agent *a);
 
 /* tracing.c */
-/* ring_buffer_sample_fn: each message of the BPF ring buffer. */
-int agent_on_sample(void *ctx, void *data, size_t len);
+/* Each record of the BPF side, in time order (a dc_event_fn). */
+void agent_on_record(void *ctx, void *data, size_t len);
 int agent_open_control(struct agent *a);
 int agent_start_targets(struct agent *a);
 void agent_write_ready_file(const char *path);

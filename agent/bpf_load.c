@@ -65,12 +65,18 @@ void dc_load_plan_make(struct dc_load_plan *plan, const struct dc_probe_set *set
 }
 
 /* Settings the BPF programs only read: set in rodata before load. */
-static void set_rodata(struct datacrumbs_bpf *skel, const struct dc_features *f, const struct dc_options *opt,
-		       const struct dc_probe_set *sets, int nsets)
+static void set_rodata(struct datacrumbs_bpf *skel, const struct dc_load_plan *plan, const struct dc_features *f,
+		       const struct dc_options *opt, const struct dc_probe_set *sets, int nsets)
 {
 	struct datacrumbs_bpf__rodata *ro = skel->rodata;
 
 	ro->dc_mode = opt->s.mode;
+	ro->dc_nrings = plan->nrings;
+	ro->dc_ring_scatter = plan->ring_scatter;
+	/* A batch to wake the agent for: a quarter of a ring, at most 256 KiB. */
+	ro->dc_wakeup_shift = 18;
+	while ((1u << ro->dc_wakeup_shift) > plan->ring_bytes / 4)
+		ro->dc_wakeup_shift--;
 	ro->dc_has_task_storage = f->has[DC_FEAT_TASK_STORAGE];
 	ro->dc_has_cookie = f->has[DC_FEAT_COOKIE];
 	for (int i = 0; i < nsets; i++)
@@ -285,8 +291,11 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 			fprintf(stderr, "dc-agent: cannot open the BPF programs: %s\n", strerror(errno));
 			break;
 		}
-		set_rodata(skel, f, opt, sets, nsets);
-		bpf_map__set_max_entries(skel->maps.dc_events, (__u32)opt->s.ringbuf_mb << 20);
+		set_rodata(skel, plan, f, opt, sets, nsets);
+		/* The rings themselves are made after the load (agent/event_rings.c),
+		 * each of its size: the kernel holds an inner ring buffer to the
+		 * template's type, not its size. */
+		bpf_map__set_max_entries(skel->maps.dc_rings, plan->nrings);
 		/* The profile counters are preallocated (a tracing program may not
 		 * allocate on 5.10) and 65,536 of them take 0.1 s to create: only
 		 * profile mode has them. */

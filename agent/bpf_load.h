@@ -10,6 +10,7 @@
 #define DC_BPF_LOAD_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 #include "config.h"
 #include "kernel_features.h"
@@ -36,6 +37,10 @@ struct dc_load_plan {
 	/* The fentry programs' target while the object loads (each function
 	 * then gets a copy): a kernel function with BTF of a kernel set. */
 	const char *fentry_target;
+	/* The BPF ring buffers (agent/event_rings.h): how many, each's size,
+	 * and records to a ring at random (a test build's DC_TEST_RING_SCATTER). */
+	__u32 nrings, ring_bytes;
+	bool ring_scatter;
 };
 
 /* What the sets ask for, on this kernel. */

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "control.h"
+#include "event_rings.h"
 #include "counters.h"
 #include "datacrumbs.skel.h"
 #include "ksyms.h"
@@ -104,6 +105,12 @@ static void print_own_work(const struct agent *a, unsigned long long events)
 	fprintf(stderr, "dc-agent: own work: %.1f ms of CPU while tracing, %.0f ns an event (%llu events); %llu "
 			"wake-ups, %.0f a second\n",
 		cpu / 1e6, events ? cpu / events : 0.0, events, a->wakeups, secs > 0 ? a->wakeups / secs : 0.0);
+	/* Records whose program took longer than the merge waits (a CPU
+	 * stopped between the clock read and the commit): in the file, and
+	 * their paths looked up as they came. */
+	if (a->events && dc_event_rings_late(a->events))
+		fprintf(stderr, "dc-agent: %llu records came after newer ones had been written\n",
+			dc_event_rings_late(a->events));
 }
 
 static void report(struct agent *a, unsigned long long events, int err)
@@ -147,9 +154,8 @@ static int finish(struct agent *a)
 
 	/* Stop first: nothing new arrives while the last events are drained. */
 	agent_stop_probes(a);
-	a->draining = true;
-	if (a->rb)
-		ring_buffer__consume(a->rb);
+	if (a->events)
+		dc_event_rings_consume(a->events, true, 0);
 	if (a->opt.s.mode == DC_MODE_PROFILE)
 		agent_profile_snapshot(a);
 	/* Ranks that never finalized (crashed): what their rings hold counts. */
@@ -175,7 +181,7 @@ static void cleanup(struct agent *a)
 		close(a->epoll_fd);
 	if (a->child_fd > 0)
 		close(a->child_fd);
-	ring_buffer__free(a->rb);
+	dc_event_rings_free(a->events);
 	dc_rank_rings_free(a->rings, 0);
 	dc_recorder_free(a->recorder);
 	if (a->writer) {

@@ -216,13 +216,28 @@ static int handle_proc(struct dc_recorder *r, const struct dc_msg_proc *m, size_
 	return dc_writer_proc(r->w, p);
 }
 
-int dc_recorder_handle(void *ctx, void *data, size_t len)
+__u64 dc_recorder_msg_time(const void *data, size_t len)
 {
-	struct dc_recorder *r = ctx;
+	const struct dc_msg_call *c = data;
+	const struct dc_msg_proc *p = data;
 	__u32 type;
 
 	if (len < sizeof(type))
 		return 0;
+	memcpy(&type, data, sizeof(type));
+	if (type == DC_MSG_CALL && len >= DC_MSG_CALL_BASE)
+		return c->ev.ts + c->ev.dur;
+	if (type == DC_MSG_PROC && len >= sizeof(*p))
+		return p->proc.ts;
+	return 0;
+}
+
+void dc_recorder_handle(struct dc_recorder *r, void *data, size_t len)
+{
+	__u32 type;
+
+	if (len < sizeof(type))
+		return;
 	memcpy(&type, data, sizeof(type));
 	/* A failed write is kept in the writer and reported by the caller;
 	 * returning 0 keeps the ring buffer drained so the job never blocks. */
@@ -230,7 +245,6 @@ int dc_recorder_handle(void *ctx, void *data, size_t len)
 		handle_call(r, data, len);
 	else if (type == DC_MSG_PROC)
 		handle_proc(r, data, len);
-	return 0;
 }
 
 /* Files already open when tracing starts (stdin/out/err, inherited fds). */

@@ -18,8 +18,11 @@ struct dc_recorder;
 
 struct dc_recorder *dc_recorder_new(struct dc_writer *w);
 void dc_recorder_free(struct dc_recorder *r);
-/* ring_buffer_sample_fn: the ring buffer calls it for each message. */
-int dc_recorder_handle(void *ctx, void *data, size_t len);
+/* Each message of the BPF side, in time order (agent/event_rings.h). */
+void dc_recorder_handle(struct dc_recorder *r, void *data, size_t len);
+/* When a message's event happened (a call: its end), for the order the
+ * rings are merged in; 0 for one too short to be a message. */
+__u64 dc_recorder_msg_time(const void *data, size_t len);
 /* A call from elsewhere than the ring buffer (a rank's MPI-IO ring), in
  * the same form; m is the caller's to change. */
 int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m);

@@ -17,6 +17,7 @@
 
 #include "caps.h"
 #include "control.h"
+#include "event_rings.h"
 #include "datacrumbs.skel.h"
 #include "job_folder.h"
 #include "ksyms.h"
@@ -26,6 +27,7 @@
 #include "rank_rings.h"
 #include "recorder.h"
 #include "site_cache.h"
+#include "test_hooks.h"
 
 /* ---- setup ---- */
 
@@ -103,11 +105,27 @@ static int load_bpf(struct agent *a)
 			fentry = target;
 	}
 	dc_load_plan_make(&a->plan, a->sets, a->nsets, &a->feat, fentry);
+	/* Scattered records need rings to scatter over, whatever the CPUs. */
+	a->plan.ring_scatter = dc_test_ring_scatter();
+	dc_event_rings_size(a->opt.s.ringbuf_mb, a->plan.ring_scatter && a->ncpus < 4 ? 4 : a->ncpus, &a->plan.nrings,
+			    &a->plan.ring_bytes);
 	if (a->opt.verbose)
 		dc_features_report(&a->feat, stderr);
 	a->skel = dc_bpf_load(&a->plan, &a->feat, &a->opt, a->sets, a->nsets);
 	a->t.load = dc_now_ns(CLOCK_MONOTONIC);
-	return a->skel ? 0 : -1;
+	if (!a->skel)
+		return -1;
+	/* Before any probe is attached: a program's first record finds its ring. */
+	a->events = dc_event_rings_new(bpf_map__fd(a->skel->maps.dc_rings), a->plan.nrings, a->plan.ring_bytes,
+				       dc_recorder_msg_time, agent_on_record, a, err, sizeof(err));
+	if (!a->events) {
+		die_msg("%s", err);
+		return -1;
+	}
+	if (a->opt.verbose)
+		fprintf(stderr, "dc-agent: %u ring buffers of %u KiB%s\n", a->plan.nrings, a->plan.ring_bytes >> 10,
+			a->plan.ring_scatter ? ", records scattered (DC_TEST_RING_SCATTER)" : "");
+	return 0;
 }
 
 static int attach_probes(struct agent *a)
@@ -296,10 +314,8 @@ int agent_setup(struct agent *a)
 		die_msg("out of memory");
 		return -1;
 	}
-	a->rb = a->recorder ? ring_buffer__new(bpf_map__fd(a->skel->maps.dc_events), agent_on_sample, a, NULL)
-			    : NULL;
-	if (!a->rb) {
-		die_msg("cannot set up the ring buffer: %s", strerror(errno));
+	if (!a->recorder) {
+		die_msg("out of memory");
 		return -1;
 	}
 	return agent_open_control(a);

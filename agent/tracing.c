@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "control.h"
+#include "event_rings.h"
 #include "counters.h"
 #include "datacrumbs.skel.h"
 #include "links.h"
@@ -80,30 +81,18 @@ int agent_open_control(struct agent *a)
 		die_msg("epoll: %s", strerror(errno));
 		return -1;
 	}
-	/*
-	 * Edge-triggered: the BPF side wakes the agent only past a high-water
-	 * mark (BPF_RB_FORCE_WAKEUP), and level-triggered readiness ("any data
-	 * at all") would have the loop spin on every few records under load:
-	 * 55,848 wake-ups a second and 1.1 us of the agent's CPU an event on
-	 * 1-byte writes. Otherwise it wakes on its timer.
-	 */
-	ev.events = EPOLLIN | EPOLLET;
-	ev.data.fd = ring_buffer__epoll_fd(a->rb);
-	if (epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+	if (dc_event_rings_watch(a->events, a->epoll_fd)) {
 		die_msg("epoll: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-int agent_on_sample(void *ctx, void *data, size_t len)
+void agent_on_record(void *ctx, void *data, size_t len)
 {
 	struct agent *a = ctx;
 
 	dc_recorder_handle(a->recorder, data, len);
-	if (++a->batch >= BATCH_EVENTS && !a->draining)
-		return -EAGAIN; /* libbpf keeps what was taken and stops here */
-	return 0;
 }
 
 /* Waits for ring buffer data or a rank at the socket, at most POLL_MS
@@ -117,10 +106,9 @@ static int wait_and_consume(struct agent *a)
 		return -errno;
 	/* Each time round, not only when it is ready: silent clients expire. */
 	dc_control_serve(a->control);
-	a->batch = 0;
-	n = ring_buffer__consume(a->rb);
+	n = dc_event_rings_consume(a->events, false, BATCH_EVENTS);
 	dc_rank_rings_drain(a->rings);
-	return n < 0 && n != -EAGAIN ? n : 0;
+	return n < 0 ? n : 0;
 }
 
 /*

@@ -143,14 +143,18 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 
 /*
  * Waking the reader for each event costs more than the event: wake it only
- * when a batch is waiting; its poll timeout collects the rest.
+ * when this record takes its ring past a multiple of 1 << dc_wakeup_shift
+ * bytes (asked before the record is added); its poll timer collects the
+ * rest. Past a mark, not above it: the agent leaves the newest records in
+ * their ring a moment (agent/event_rings.c), and a ring that stays above
+ * the mark must not wake it again for every record.
  */
-#define DC_WAKEUP_BYTES (256 << 10)
-
-static __always_inline __u64 dc_wakeup(void)
+static __always_inline __u64 dc_wakeup(void *ring, __u64 size)
 {
-	return bpf_ringbuf_query(&dc_events, BPF_RB_AVAIL_DATA) >= DC_WAKEUP_BYTES ? BPF_RB_FORCE_WAKEUP
-										 : BPF_RB_NO_WAKEUP;
+	__u64 avail = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+
+	return avail >> dc_wakeup_shift != (avail + size + 8) >> dc_wakeup_shift ? BPF_RB_FORCE_WAKEUP
+										     : BPF_RB_NO_WAKEUP;
 }
 
 /*
@@ -164,6 +168,7 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 	__u32 rk = dc_retkind(cookie);
 	struct dc_msg_call *m;
 	__u64 req, moved;
+	void *ring;
 
 	/* A function returning int leaves the upper half of rax undefined. */
 	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
@@ -174,14 +179,21 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		dc_profile_add(id >> 32, cookie, now - ts, moved);
 		return;
 	}
+	ring = dc_ring();
+	if (!ring) {
+		dc_count(DC_STAT_LOST);
+		return;
+	}
 	if (!dc_slot(cookie, DC_SLOT_PATH)) {
-		m = bpf_ringbuf_reserve(&dc_events, DC_MSG_CALL_BASE, 0);
+		__u64 wake = dc_wakeup(ring, DC_MSG_CALL_BASE);
+
+		m = bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0);
 		if (!m) {
 			dc_count(DC_STAT_LOST);
 			return;
 		}
 		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
-		bpf_ringbuf_submit(m, dc_wakeup());
+		bpf_ringbuf_submit(m, wake);
 		return;
 	}
 	{
@@ -198,7 +210,7 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		if (n > DC_PATH_MAX)
 			n = DC_PATH_MAX;
 		m->path_len = n;
-		if (bpf_ringbuf_output(&dc_events, m, DC_MSG_CALL_BASE + n, dc_wakeup()))
+		if (bpf_ringbuf_output(ring, m, DC_MSG_CALL_BASE + n, dc_wakeup(ring, DC_MSG_CALL_BASE + n)))
 			dc_count(DC_STAT_LOST);
 	}
 }
@@ -210,6 +222,8 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 {
 	struct dc_config *cfg = dc_settings();
 	struct dc_msg_call *m;
+	__u64 wake;
+	void *ring;
 	__u32 func;
 
 	if (!cfg || kfunc >= DC_NR_KFUNCS)
@@ -219,7 +233,9 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 		dc_profile_add(pid, func, dur, bytes);
 		return;
 	}
-	m = bpf_ringbuf_reserve(&dc_events, DC_MSG_CALL_BASE, 0);
+	ring = dc_ring();
+	wake = ring ? dc_wakeup(ring, DC_MSG_CALL_BASE) : 0;
+	m = ring ? bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0) : 0;
 	if (!m) {
 		dc_count(DC_STAT_LOST);
 		return;
@@ -232,7 +248,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
 		.offset = offset, .fd = -1, .flags = DC_EV_KERNEL | DC_EV_OFFSET,
 	};
-	bpf_ringbuf_submit(m, dc_wakeup());
+	bpf_ringbuf_submit(m, wake);
 }
 
 #endif /* DC_EMIT_BPF_H */

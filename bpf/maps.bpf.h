@@ -92,11 +92,43 @@ struct {
 	__type(value, struct dc_msg_call);
 } dc_path_scratch SEC(".maps") __weak;
 
-/* Size set by dc-agent before load (--ringbuf-mb). */
-struct {
+/*
+ * One ring buffer per CPU: a single ring shared by every CPU serializes
+ * them on its lock and producer position, and HPC nodes run a rank on
+ * every core. dc-agent creates dc_nrings of them (their size from
+ * --ringbuf-mb) and merges them in time order (agent/event_rings.c). A
+ * ring wakes the agent each 1 << dc_wakeup_shift bytes (emit.bpf.h); its
+ * poll timer collects the rest.
+ */
+#define DC_MAX_RINGS 1024
+const volatile __u32 dc_nrings __weak = 1;
+const volatile __u32 dc_wakeup_shift __weak = 18;
+/* Test builds (DC_TEST_RING_SCATTER): each record to a ring at random, so
+ * that only the agent's merge puts a thread's records back in order. */
+const volatile bool dc_ring_scatter __weak = false;
+
+struct dc_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} dc_events SEC(".maps") __weak;
+	__uint(max_entries, 256 << 10); /* a template: dc-agent sizes the rings */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* dc_nrings, set by dc-agent before load */
+	__type(key, __u32);
+	__array(values, struct dc_ring);
+} dc_rings SEC(".maps") __weak;
+
+/* This CPU's ring (the last CPUs share where there are more than
+ * DC_MAX_RINGS); NULL only if dc-agent left it out. */
+static __always_inline void *dc_ring(void)
+{
+	__u32 i = dc_ring_scatter ? bpf_get_prandom_u32() : bpf_get_smp_processor_id();
+
+	if (i >= dc_nrings)
+		i %= dc_nrings;
+	return bpf_map_lookup_elem(&dc_rings, &i);
+}
 
 /* Processes --skip-program left out, and their children: never joined by
  * their environment, whatever they exec next (#!/usr/bin/env bash). */

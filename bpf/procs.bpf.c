@@ -11,9 +11,10 @@
 
 static __always_inline void send_proc_task(__u32 kind, __u32 pid, __u32 ppid, __s32 code, __u32 task)
 {
+	void *ring = dc_ring();
 	struct dc_msg_proc *m;
 
-	m = bpf_ringbuf_reserve(&dc_events, sizeof(*m), 0);
+	m = ring ? bpf_ringbuf_reserve(ring, sizeof(*m), 0) : 0;
 	if (!m) {
 		dc_count(DC_STAT_LOST);
 		return;

@@ -12,6 +12,11 @@
  * (agent/kernel_features.h: uprobe_multi, cookie, task_storage, bpf_loop, tp_btf,
  * fentry...) the agent takes as missing, so that this kernel runs the
  * fallback an older kernel needs.
+ *
+ * DC_TEST_RING_SCATTER=1: the BPF programs put each record into one of the
+ * agent's ring buffers at random, not their CPU's, so that one thread's
+ * records reach the agent in any order, as they do when threads move
+ * between CPUs, and only the agent's time-ordered merge puts them right.
  */
 #ifndef DC_TEST_HOOKS_H
 #define DC_TEST_HOOKS_H
@@ -47,6 +52,17 @@ static inline int dc_test_feature_off(const char *name)
 #endif
 	(void)name;
 	return 0;
+}
+
+static inline int dc_test_ring_scatter(void)
+{
+#ifdef DC_TEST_HOOKS
+	const char *s = getenv("DC_TEST_RING_SCATTER");
+
+	return s && strcmp(s, "1") == 0;
+#else
+	return 0;
+#endif
 }
 
 #endif
