@@ -118,7 +118,7 @@ static int to_string(struct ctx *c, yaml_node_t *v, const char *key, char **out)
 static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
-	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out",
+	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out", [DC_SLOT_PARENT] = "parent",
 };
 
 static const char *const ret_kinds[] = {
@@ -175,7 +175,7 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		return 0;
 	}
 	return fail_at(c, v, "unknown function key '%s' (name, match, regex, syscall, path, fd, handle, "
-			     "handle_out, bytes, count, offset, datatype, ret, closes, bytes_from)", key);
+			     "handle_out, parent, bytes, count, offset, datatype, ret, closes, bytes_from)", key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)

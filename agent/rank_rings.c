@@ -129,6 +129,7 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 
 	m->type = DC_MSG_CALL;
 	m->handle = rec->handle;
+	m->parent = 0;
 	m->path_len = rec->path_len;
 	memset(e, 0, sizeof(*e));
 	e->ts = rec->ts;

@@ -31,6 +31,9 @@ struct dc_recorder {
 	struct dc_hashtab *files;     /* (pid key, fd or handle) -> path string id, 0 for none */
 	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
 	struct dc_hashtab *closed_at; /* ... -> start of its first close since */
+	/* A handle made inside another (an HDF5 dataset in a file or group):
+	 * (pid key, handle) -> its file's path id << 32 | its path inside it. */
+	struct dc_hashtab *inside;
 	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
 	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
@@ -47,9 +50,10 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w)
 	r->files = dc_hashtab_new(4096);
 	r->named_at = dc_hashtab_new(4096);
 	r->closed_at = dc_hashtab_new(1024);
+	r->inside = dc_hashtab_new(256);
 	r->parents = dc_hashtab_new(256);
 	r->ranks = dc_hashtab_new(64);
-	if (!r->files || !r->named_at || !r->closed_at || !r->parents || !r->ranks) {
+	if (!r->files || !r->named_at || !r->closed_at || !r->inside || !r->parents || !r->ranks) {
 		dc_recorder_free(r);
 		return NULL;
 	}
@@ -63,6 +67,7 @@ void dc_recorder_free(struct dc_recorder *r)
 	dc_hashtab_free(r->files);
 	dc_hashtab_free(r->named_at);
 	dc_hashtab_free(r->closed_at);
+	dc_hashtab_free(r->inside);
 	dc_hashtab_free(r->parents);
 	dc_hashtab_free(r->ranks);
 	free(r);
@@ -115,6 +120,46 @@ static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd, __u64 t
 	return 0;
 }
 
+/*
+ * A handle made or opened inside another (H5Dcreate(loc_id, name)) is
+ * named FILE:OBJECT, the file's path and the object's inside it, as
+ * Darshan names datasets: a name relative to a group goes on from the
+ * group's path, an absolute one from the file's root. Returns its path id
+ * (0: the parent is not known, and the name stays as it is).
+ */
+static __u32 name_inside(struct dc_recorder *r, __u32 pid, __u64 parent, __u64 handle, const char *name)
+{
+	uint64_t in = 0, file;
+	const char *base = "", *fpath;
+	/* Each at most a path as long as the kernel takes: a longer one is not
+	 * made, and the object keeps its name as the call gave it. */
+	char obj[DC_PATH_MAX], full[DC_PATH_MAX];
+	__u32 objid;
+	int n;
+
+	if (dc_hashtab_get(r->inside, HANDLE_KEY(pid), parent, &in)) {
+		file = in >> 32;
+		base = dc_writer_string_of(r->w, (__u32)in);
+	} else if (!dc_hashtab_get(r->files, HANDLE_KEY(pid), parent, &file)) {
+		return 0;
+	}
+	if (!(fpath = dc_writer_string_of(r->w, (__u32)file)) || !base)
+		return 0;
+	if (name[0] == '/')
+		n = snprintf(obj, sizeof(obj), "%s", name);
+	else
+		n = snprintf(obj, sizeof(obj), "%s/%s", strcmp(base, "/") ? base : "", name);
+	if (n < 0 || (size_t)n >= sizeof(obj))
+		return 0;
+	n = snprintf(full, sizeof(full), "%s:%s", fpath, obj);
+	if (n < 0 || (size_t)n >= sizeof(full))
+		return 0;
+	objid = dc_writer_string(r->w, obj);
+	if (objid)
+		dc_hashtab_put(r->inside, HANDLE_KEY(pid), handle, file << 32 | objid);
+	return dc_writer_string(r->w, full);
+}
+
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 {
 	struct dc_event *e = &m->ev;
@@ -123,7 +168,10 @@ static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 
 	if (m->path_len) {
 		m->path[m->path_len - 1] = 0;
-		e->path = dc_writer_string(r->w, m->path);
+		if (m->parent && has_handle && (e->flags & DC_EV_NEW_HANDLE))
+			e->path = name_inside(r, e->pid, m->parent, m->handle, m->path);
+		if (!e->path)
+			e->path = dc_writer_string(r->w, m->path);
 	} else if (has_handle && name_of(r, HANDLE_KEY(e->pid), m->handle, e->ts, &id)) {
 		e->path = id;
 	}
@@ -195,6 +243,7 @@ static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 		dc_hashtab_del_k1(r->files, key);
 		dc_hashtab_del_k1(r->named_at, key);
 		dc_hashtab_del_k1(r->closed_at, key);
+		dc_hashtab_del_k1(r->inside, key);
 	}
 	if (r->npending < MAX_PENDING_EXITS)
 		r->pending[r->npending++] = p->pid;

@@ -163,13 +163,13 @@ for api in "${apis[@]}"; do
 			"$w" "$rd" "$per"
 	done
 done
-# What each H5Dwrite of the last traced HDF5 round says: its dataset's name
-# (IOR creates and opens datasets through HDF5's 1.6 API) and the bytes the
-# writes inside it moved (IOR's transfer, 1 MiB).
+# What each H5Dwrite of the last traced HDF5 round says: its file and its
+# dataset, FILE:/DATASET (IOR creates and opens datasets through HDF5's 1.6
+# API), and the bytes the writes inside it moved (IOR's transfer, 1 MiB).
 h5dump=$tmp/HDF5-trace-$rounds/dump.txt
 if [ -f "$h5dump" ]; then
-	awk '$1 == "event" && index($0, "level=hdf5 func=H5Dwrite ") { n++; if (/ bytes=1048576 / && / path=[^ ]/) ok++ }
-		END { printf "HDF5 trace: %d of %d H5Dwrite calls name their dataset and moved 1 MiB\n", ok, n }' "$h5dump"
+	awk '$1 == "event" && index($0, "level=hdf5 func=H5Dwrite ") { n++; if (/ bytes=1048576 / && / path=\/[^ ]*:\/[^ ]/) ok++ }
+		END { printf "HDF5 trace: %d of %d H5Dwrite calls name their file and dataset and moved 1 MiB\n", ok, n }' "$h5dump"
 fi
 echo "targets: trace <= dxt's ratio; profile <= darshan's ratio + 0.05 (profile counts include IOR's other calls)"
 echo "lost events in all agent runs: $lost"

@@ -136,6 +136,7 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 		m->handle = h;
 		flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE;
 	}
+	m->parent = dc_slot(cookie, DC_SLOT_PARENT) ? dc_arg(cookie, args, DC_SLOT_PARENT) : 0;
 	if (cookie & DC_COOKIE_CLOSES)
 		flags |= DC_EV_CLOSES;
 	m->ev.flags = flags;
@@ -243,6 +244,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 	m->type = DC_MSG_CALL;
 	m->path_len = 0;
 	m->handle = 0;
+	m->parent = 0;
 	m->ev = (struct dc_event){
 		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
 		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,

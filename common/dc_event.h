@@ -33,6 +33,7 @@ enum dc_slot {
 	DC_SLOT_OFFSET, /* file offset */
 	DC_SLOT_DTYPE,  /* MPI datatype: DC_SLOT_BYTES counts items of its size */
 	DC_SLOT_HANDLE_OUT, /* where the call stores a new handle (MPI_File *) */
+	DC_SLOT_PARENT, /* the handle a new one is made or opened in (H5Dcreate's loc_id) */
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -195,6 +196,7 @@ struct dc_msg_call {
 	__u32 type;
 	__u32 path_len; /* bytes of path[] filled, with the NUL; 0 for none */
 	__u64 handle;
+	__u64 parent; /* DC_SLOT_PARENT's handle, 0 for none */
 	struct dc_event ev;
 	char path[DC_PATH_MAX];
 };

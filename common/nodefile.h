@@ -122,6 +122,8 @@ struct dc_writer *dc_writer_create(const char *path, const struct dc_node_header
 struct dc_writer *dc_writer_create_at(int dir_fd, const char *path, const struct dc_node_header *hdr, int uid,
 				      int gid, unsigned mode, char *err, size_t errlen);
 __u32 dc_writer_string(struct dc_writer *w, const char *s);
+/* The string of an id dc_writer_string gave; NULL for 0 or an unknown id. */
+const char *dc_writer_string_of(const struct dc_writer *w, __u32 id);
 int dc_writer_func(struct dc_writer *w, const struct dc_func *f);
 int dc_writer_event(struct dc_writer *w, const struct dc_event *e);
 int dc_writer_proc(struct dc_writer *w, const struct dc_proc *p);

@@ -163,6 +163,11 @@ __u32 dc_writer_string(struct dc_writer *w, const char *s)
 	return ++w->nstrings;
 }
 
+const char *dc_writer_string_of(const struct dc_writer *w, __u32 id)
+{
+	return id && id <= w->nstrings ? w->strings[id - 1] : NULL;
+}
+
 static int add_record(struct dc_writer *w, unsigned type, const void *rec)
 {
 	if (w->err) {

@@ -52,7 +52,10 @@ assert_eq "$(calls mpiio MPI_File_close '')" "4 0 0" "MPI_File_close"
 mkdir -p "$TMP/h5"
 mpi mpihdf5 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5" 4096
 assert_eq "$(calls hdf5 H5Fcreate "^$TMP/h5/rank_[0-3]\\.h5\$")" "4 0 0" "H5Fcreate per rank"
-assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 0" "H5Dwrite per rank (dataset name carried)"
+assert_eq "$(calls hdf5 H5Dcreate2 "^$TMP/h5/rank_[0-3]\\.h5:/data\$")" "4 0 0" "H5Dcreate2 per rank, named FILE:/data from the file it is made in"
+for r in 0 1 2 3; do
+	assert_eq "$(calls hdf5 H5Dwrite "^$TMP/h5/rank_$r\\.h5:/data\$" "$(pid_of_rank $r)")" "1 0 0" "rank $r's H5Dwrite names its own file and the dataset"
+done
 assert_eq "$(field function observed name pwrite)" "syscall" "libc pwrite observed at its pwrite64 system call"
 assert_eq "$(calls syscall pwrite64 "^$TMP/h5/rank_[0-3]\\.h5\$" | cut -d' ' -f1)" "0" "no pwrite reported twice"
 # The 4096 doubles of each rank: a 32768-byte pwrite (seen at its system
@@ -72,10 +75,12 @@ assert_eq "$nested" "4 0" "data writes nested HDF5 > pwrite (per rank: inside, o
 # H5Fclose, and H5Dwrite moves none of them).
 mkdir -p "$TMP/h5v16"
 mpi mpihdf5v16 posix,syscalls,hdf5 "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5v16" 16384 1.6
-assert_eq "$(calls hdf5 H5Dcreate1 '^data$')" "4 0 0" "H5Dcreate1 per rank, the dataset named"
-assert_eq "$(calls hdf5 H5Dwrite '^data$')" "4 0 524288" "H5Dwrite on an H5Dcreate1 dataset: its name carried, 128 KiB a rank moved by the writes inside it"
-assert_eq "$(calls hdf5 H5Dopen1 '^data$')" "4 0 0" "H5Dopen1 per rank"
-assert_eq "$(calls hdf5 H5Dread '^data$')" "4 0 524288" "H5Dread on an H5Dopen1 dataset: its name carried, 128 KiB a rank read inside it"
+v16="^$TMP/h5v16/rank_[0-3]\\.h5:/run"
+assert_eq "$(calls hdf5 H5Gcreate1 "$v16\$")" "4 0 0" "H5Gcreate1 per rank: the group named FILE:/run"
+assert_eq "$(calls hdf5 H5Dcreate1 "$v16/data\$")" "4 0 0" "H5Dcreate1 per rank in the group: named FILE:/run/data"
+assert_eq "$(calls hdf5 H5Dwrite "$v16/data\$")" "4 0 524288" "H5Dwrite on an H5Dcreate1 dataset: file and dataset named, 128 KiB a rank moved by the writes inside it"
+assert_eq "$(calls hdf5 H5Dopen1 "$v16/data\$")" "4 0 0" "H5Dopen1 per rank by the absolute name, from the file"
+assert_eq "$(calls hdf5 H5Dread "$v16/data\$")" "4 0 524288" "H5Dread on an H5Dopen1 dataset: file and dataset named, 128 KiB a rank read inside it"
 assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=uprobe bytes=nested$' "$DUMP")" "2" "H5Dwrite and H5Dread say their bytes came from below"
 
 # --- a rank that crashes: its I/O before the crash is kept, its end marked ---
@@ -102,7 +107,7 @@ assert_eq "$(grep -c '^rank .* world=2 kind=finalize' "$DUMP")" "2" "Fortran ran
 # --- parallel HDF5: HDF5 > MPI-IO > libc > system call, on each rank ---
 mkdir -p "$TMP/ph5"
 mpi mpiphdf5 posix,syscalls,mpiio,hdf5_openmpi "$DC_WORKLOADS/mpi_phdf5" "$TMP/ph5" 4096
-assert_eq "$(calls hdf5 H5Dwrite '^data$' | cut -d' ' -f1)" "4" "H5Dwrite per rank"
+assert_eq "$(calls hdf5 H5Dwrite "^$TMP/ph5/shared\\.h5:/data\$" | cut -d' ' -f1)" "4" "H5Dwrite per rank, on the shared file's dataset"
 # Each rank's 32 KiB slab: H5Dwrite contains an MPI-IO write, which contains
 # the libc pwrite (observed at its pwrite64 system call), on one thread.
 nested=$(grep -E "^event " "$DUMP" | awk '

@@ -38,12 +38,13 @@ static void test_uprobe_set(void **state)
 		   "  - fsync\n"
 		   "  - {name: close, fd: 1, ret: int, closes: true}\n"
 		   "  - {name: dup, fd: 1, closes: false}\n"
-		   "  - {name: H5Dwrite, handle: 1, ret: int, bytes_from: nested}\n");
+		   "  - {name: H5Dwrite, handle: 1, ret: int, bytes_from: nested}\n"
+		   "  - {name: H5Dcreate2, parent: 1, path: 2, ret: handle}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_string_equal(set.name, "posix");
 	assert_string_equal(set.library, "libc.so.6");
 	assert_int_equal(set.kind, DC_SET_UPROBES);
-	assert_int_equal(set.nfns, 6);
+	assert_int_equal(set.nfns, 7);
 	assert_string_equal(set.fns[0].name, "pread");
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_FD), 1);
 	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_BYTES), 3);
@@ -61,6 +62,10 @@ static void test_uprobe_set(void **state)
 	assert_int_equal(set.fns[0].argbits & DC_COOKIE_CLOSES, 0);
 	assert_int_equal(set.fns[5].argbits & DC_COOKIE_BYTES_NESTED, DC_COOKIE_BYTES_NESTED);
 	assert_int_equal(set.fns[0].argbits & DC_COOKIE_BYTES_NESTED, 0);
+	assert_int_equal(slot(set.fns[6].argbits, DC_SLOT_PARENT), 1);
+	assert_int_equal(slot(set.fns[6].argbits, DC_SLOT_PATH), 2);
+	assert_int_equal(set.fns[6].argbits >> DC_COOKIE_RET_SHIFT, DC_RET_HANDLE);
+	assert_int_equal(slot(set.fns[0].argbits, DC_SLOT_PARENT), 0);
 	/* The function id bits stay free for the agent. */
 	assert_int_equal(set.fns[0].argbits & ((1u << DC_COOKIE_FUNC_BITS) - 1), 0);
 	dc_probe_set_free(&set);
