@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * empty_probe [--multi] [--func LIBRARY FUNCTION | --no-func] [--syscalls]
- * COMMAND...: runs COMMAND under probes that do nothing, the floor of the
- * mechanism: a uprobe and a uretprobe at the entry of FUNCTION (default:
- * libc's write; none with --no-func), and with --syscalls the system-call
- * tracepoints dc-agent uses. --multi attaches the uprobes with a
+ * [--clock] COMMAND...: runs COMMAND under probes that do nothing, the floor
+ * of the mechanism: a uprobe and a uretprobe at the entry of FUNCTION
+ * (default: libc's write; none with --no-func), and with --syscalls the
+ * system-call tracepoints dc-agent uses (with --clock, each reads the clock). --multi attaches the uprobes with a
  * uprobe_multi link, as dc-agent does; without it, as classic perf-event
  * uprobes.
  */
@@ -65,7 +65,8 @@ static int attach_syscalls(struct empty_probe_bpf *skel)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: empty_probe [--multi] [--func LIBRARY FUNCTION | --no-func] [--syscalls] COMMAND...\n");
+	fprintf(stderr, "usage: empty_probe [--multi] [--func LIBRARY FUNCTION | --no-func] [--syscalls] [--clock] "
+			"COMMAND...\n");
 	return 2;
 }
 
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
 {
 	struct target t = {.func = "write"};
 	const char *lib = "libc.so.6";
-	int multi = 0, syscalls = 0, uprobes = 1, i, status = 1;
+	int multi = 0, syscalls = 0, uprobes = 1, clock = 0, i, status = 1;
 	struct empty_probe_bpf *skel;
 	pid_t pid;
 
@@ -82,6 +83,8 @@ int main(int argc, char **argv)
 			multi = 1;
 		else if (strcmp(argv[i], "--syscalls") == 0)
 			syscalls = 1;
+		else if (strcmp(argv[i], "--clock") == 0)
+			clock = 1;
 		else if (strcmp(argv[i], "--no-func") == 0)
 			uprobes = 0;
 		else if (strcmp(argv[i], "--func") == 0 && i + 2 < argc) {
@@ -98,6 +101,7 @@ int main(int argc, char **argv)
 	}
 	skel = empty_probe_bpf__open();
 	if (skel) {
+		skel->rodata->read_clock = clock;
 		bpf_program__set_autoload(skel->progs.empty_sys_enter, syscalls);
 		bpf_program__set_autoload(skel->progs.empty_sys_exit, syscalls);
 		bpf_program__set_autoload(skel->progs.empty_entry, uprobes);

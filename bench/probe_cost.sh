@@ -2,7 +2,8 @@
 # Time per call of 1-byte writes to /dev/null: bare, under an empty
 # uprobe+uretprobe pair at libc write's entry (attached as a uprobe_multi
 # link, and as classic perf-event uprobes), under the empty system-call
-# tracepoints (the floor where dc-agent observes write), under bpftrace's
+# tracepoints (the floor where dc-agent observes write), and the same
+# reading the clock at each end (what timing a call costs), under bpftrace's
 # uprobe+uretprobe on the same function, counting only (what a user would
 # reach for), and under dc-agent in trace and profile modes. Runs are
 # interleaved, ROUNDS times, and the medians compared, so that the ratios
@@ -36,6 +37,7 @@ for _ in $(seq "$rounds"); do
 	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
 	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
 	runs[sysfloor]+="$("$build/bench/empty_probe" --no-func --syscalls "$loop" "$calls") "
+	runs[sysclock]+="$("$build/bench/empty_probe" --no-func --syscalls --clock "$loop" "$calls") "
 	runs[bpftrace]+="$(bpftrace_run "$calls") "
 	runs[trace_posix]+="$(agent trace posix) "
 	runs[profile_posix]+="$(agent profile posix) "
@@ -53,6 +55,7 @@ printf '  %-40s %8s ns\n' "bare" "${med[bare]}" \
 	"empty uprobe+uretprobe, uprobe_multi" "${med[floor]}" \
 	"empty uprobe+uretprobe, perf event" "${med[classic]}" \
 	"empty system-call tracepoints" "${med[sysfloor]}" \
+	"the same, each reading the clock" "${med[sysclock]}" \
 	"bpftrace uprobe+uretprobe, counting" "${med[bpftrace]}" \
 	"dc-agent trace, posix" "${med[trace_posix]}" \
 	"dc-agent profile, posix" "${med[profile_posix]}" \
@@ -69,7 +72,14 @@ echo "  empty system-call tracepoints $(cost "${med[sysfloor]}" "${med[bpftrace]
 # The floor of what dc-agent uses for write: its cost over the floor's.
 over() { awk -v a="$1" -v b="${med[sysfloor]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
 echo "cost per call as a ratio to the empty system-call tracepoints': trace posix $(over "${med[trace_posix]}")," \
-	"profile posix $(over "${med[profile_posix]}")"
+	"profile posix $(over "${med[profile_posix]}") (targets: trace <= 2.0, profile <= 1.5)"
+# A call's time needs a clock read at each end; where the clock is not the
+# TSC (a virtual machine's kvm-clock), the two cost more than the empty pair.
+echo "the two clock reads a timed call needs: $(awk -v a="${med[sysclock]}" -v b="${med[sysfloor]}" 'BEGIN { printf "%.0f", a - b }')" \
+	"ns, $(over "${med[sysclock]}") times the empty pair's cost with them"
+overc() { awk -v a="$1" -v b="${med[sysclock]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
+echo "cost per call as a ratio to the system-call tracepoints that only read the clock: trace posix" \
+	"$(overc "${med[trace_posix]}"), profile posix $(overc "${med[profile_posix]}")"
 # The agent's own CPU while it traced, per event written, and its wake-ups
 # per second: what it costs a full node besides the probes (medians).
 own() { # FILE FIELD: "ns an event" or "a second"
