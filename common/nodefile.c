@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 static const size_t rec_sizes[DC_CHUNK_TYPE_MAX] = {
 	[DC_CHUNK_FUNCS] = sizeof(struct dc_func),
@@ -36,9 +36,12 @@ const char *dc_chunk_type_name(unsigned type)
 	return type < DC_CHUNK_TYPE_MAX && type_names[type] ? type_names[type] : "unknown";
 }
 
+/* CRC-32 as zlib and gzip compute it; libdeflate's takes 2-3 times less
+ * time than zlib's (10-12 against 3.7-5 GB/s on the CI machine), and
+ * zlib's was 12% of the agent's CPU while it traced a write loop. */
 __u32 dc_nf_crc(const void *p, size_t n)
 {
-	return crc32(crc32(0L, Z_NULL, 0), p, n);
+	return libdeflate_crc32(0, p, n);
 }
 
 __u32 dc_nf_chunk_header_crc(struct dc_chunk_header h)
