@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "datacrumbs.skel.h"
+#include "event_rings.h"
 #include "uprobe_multi.h"
 
 /* Verifier log lines shown with -v for a refused program. */
@@ -73,9 +74,8 @@ static void set_rodata(struct datacrumbs_bpf *skel, const struct dc_load_plan *p
 	ro->dc_mode = opt->s.mode;
 	ro->dc_nrings = plan->nrings;
 	ro->dc_ring_scatter = plan->ring_scatter;
-	/* A batch to wake the agent for: a quarter of a ring, at most 256 KiB. */
-	ro->dc_wakeup_shift = 18;
-	while ((1u << ro->dc_wakeup_shift) > plan->ring_bytes / 4)
+	/* Wake the agent when a ring fills to half (DC_RING_WAKE_SHARE). */
+	for (ro->dc_wakeup_shift = 31; ro->dc_wakeup_shift && (1u << ro->dc_wakeup_shift) > plan->ring_bytes / DC_RING_WAKE_SHARE;)
 		ro->dc_wakeup_shift--;
 	ro->dc_has_task_storage = f->has[DC_FEAT_TASK_STORAGE];
 	ro->dc_has_cookie = f->has[DC_FEAT_COOKIE];

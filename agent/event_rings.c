@@ -241,10 +241,10 @@ long dc_event_rings_consume(struct dc_event_rings *r, bool all, unsigned max)
 
 		g->pos = __atomic_load_n(g->consumer, __ATOMIC_ACQUIRE);
 		g->end = __atomic_load_n(g->producer, __ATOMIC_ACQUIRE);
-		/* A ring more than half full within the slack (a small ring on a
-		 * busy CPU): everything goes now, lest the ring lose records;
-		 * one still in the making elsewhere will be late. */
-		if (g->end - g->pos > g->mask / 2)
+		/* A ring past its wake-up mark within the slack (a busy CPU):
+		 * everything goes now, lest the ring lose records; one still in
+		 * the making elsewhere will be late. */
+		if (g->end - g->pos >= (g->mask + 1) / DC_RING_WAKE_SHARE)
 			upto = ~0ull;
 		if (peek(r, g))
 			r->heap[r->nheap++] = (int)i;

@@ -146,9 +146,8 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
  * Waking the reader for each event costs more than the event: wake it only
  * when this record takes its ring past a multiple of 1 << dc_wakeup_shift
  * bytes (asked before the record is added); its poll timer collects the
- * rest. Past a mark, not above it: the agent leaves the newest records in
- * their ring a moment (agent/event_rings.c), and a ring that stays above
- * the mark must not wake it again for every record.
+ * rest. Past a mark, not above it: a ring that stays above the mark must
+ * not wake the agent again for every record (agent/event_rings.h).
  */
 static __always_inline __u64 dc_wakeup(void *ring, __u64 size)
 {

@@ -97,8 +97,8 @@ struct {
  * them on its lock and producer position, and HPC nodes run a rank on
  * every core. dc-agent creates dc_nrings of them (their size from
  * --ringbuf-mb) and merges them in time order (agent/event_rings.c). A
- * ring wakes the agent each 1 << dc_wakeup_shift bytes (emit.bpf.h); its
- * poll timer collects the rest.
+ * ring wakes the agent past each 1 << dc_wakeup_shift bytes (emit.bpf.h),
+ * half of it; the agent's timer collects the rest.
  */
 #define DC_MAX_RINGS 1024
 const volatile __u32 dc_nrings __weak = 1;
