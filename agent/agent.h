@@ -95,6 +95,9 @@ void agent_write_ready_file(const char *path);
 /* Until the command ends or a signal says stop; *status is the command's. */
 int agent_run(struct agent *a, int *status);
 void agent_stop_probes(struct agent *a);
+/* The node file could not be written (a full disk): said once, the same
+ * whether the loop or the last drain met it. */
+void agent_report_write_error(struct agent *a, int err);
 /* Every probe and link away (in the background where that is slow). */
 void agent_detach_all(struct agent *a);
 void agent_profile_snapshot(struct agent *a);

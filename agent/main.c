@@ -164,8 +164,7 @@ static int finish(struct agent *a)
 	agent_record_stats(a);
 	err = dc_writer_close(a->writer, &events);
 	a->writer = NULL;
-	if (err && !a->write_failed)
-		die_msg("writing %s: %s", a->path, strerror(err));
+	agent_report_write_error(a, err);
 	report(a, events, err);
 	return err ? -1 : 0;
 }

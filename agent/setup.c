@@ -28,6 +28,7 @@
 #include "recorder.h"
 #include "site_cache.h"
 #include "test_hooks.h"
+#include "topology.h"
 
 /* ---- setup ---- */
 
@@ -307,6 +308,8 @@ int agent_setup(struct agent *a)
 		return -1;
 	}
 	raise_fd_limit();
+	/* After the launch: its child must not fork while a thread holds a lock. */
+	dc_topology_prefetch();
 	if (load_bpf(a) || attach_probes(a) || create_node_file(a) || write_function_table(a))
 		return -1;
 	a->recorder = dc_recorder_new(a->writer);

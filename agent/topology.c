@@ -2,9 +2,18 @@
 #include "topology.h"
 
 #include <hwloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 
-int dc_topology_summary(char *out, size_t len)
+static struct {
+	pthread_t thread;
+	bool started;
+	int rc;
+	char text[256];
+} prefetched;
+
+static int read_summary(char *out, size_t len)
 {
 	hwloc_topology_t t;
 	hwloc_obj_t root;
@@ -23,4 +32,34 @@ int dc_topology_summary(char *out, size_t len)
 		 (unsigned long long)(root->total_memory >> 20));
 	hwloc_topology_destroy(t);
 	return 0;
+}
+
+static void *prefetch(void *arg)
+{
+	(void)arg;
+	prefetched.rc = read_summary(prefetched.text, sizeof(prefetched.text));
+	return NULL;
+}
+
+void dc_topology_prefetch(void)
+{
+	if (!prefetched.started)
+		prefetched.started = pthread_create(&prefetched.thread, NULL, prefetch, NULL) == 0;
+}
+
+void dc_topology_wait(void)
+{
+	if (prefetched.started)
+		pthread_join(prefetched.thread, NULL);
+	prefetched.started = false;
+}
+
+int dc_topology_summary(char *out, size_t len)
+{
+	if (!prefetched.started && !prefetched.text[0])
+		return read_summary(out, len);
+	dc_topology_wait();
+	if (prefetched.rc == 0)
+		snprintf(out, len, "%s", prefetched.text);
+	return prefetched.rc;
 }

@@ -21,6 +21,7 @@
 #include "links.h"
 #include "probes.h"
 #include "rank_rings.h"
+#include "topology.h"
 #include "recorder.h"
 
 /* ---- tracing ---- */
@@ -237,6 +238,8 @@ void agent_detach_all(struct agent *a)
 	__u64 t0 = dc_now_ns(CLOCK_MONOTONIC);
 	pid_t pid;
 
+	/* The detaching child below does more than exec. */
+	dc_topology_wait();
 	agent_stop_probes(a);
 	if (a->skel) {
 		struct bpf_link **l[] = { &a->skel->links.dc_fork, &a->skel->links.dc_exit, &a->skel->links.dc_exec,
@@ -258,16 +261,21 @@ void agent_detach_all(struct agent *a)
 	a->t.detach = dc_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
-/* A full disk stops the trace, never the job: detach and keep waiting. */
-static void check_writer(struct agent *a)
+void agent_report_write_error(struct agent *a, int err)
 {
-	int err = dc_writer_error(a->writer);
-
 	if (!err || a->write_failed)
 		return;
 	a->write_failed = true;
 	die_msg("writing %s: %s; tracing stopped, the file holds everything up to its last "
 		"complete chunk", a->path, strerror(err));
+}
+
+/* A full disk stops the trace, never the job: detach and keep waiting. */
+static void check_writer(struct agent *a)
+{
+	if (a->write_failed || !dc_writer_error(a->writer))
+		return;
+	agent_report_write_error(a, dc_writer_error(a->writer));
 	agent_detach_all(a);
 }
 
