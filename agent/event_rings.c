@@ -22,9 +22,8 @@
 #include <linux/bpf.h>
 
 #include "clock.h"
+#include "dc_event.h"
 
-/* dc_rings' size in bpf/maps.bpf.h. */
-#define MAX_RINGS 1024
 /*
  * How long a record may take between its program's clock read and its
  * commit (the program preempted, or its virtual CPU stopped): records stay
@@ -42,7 +41,6 @@ struct ring {
 	unsigned long mask;
 	unsigned long pos, end; /* this round: the next record, the producer's position */
 	__u64 head;             /* the time of the record at pos */
-	__u64 last;             /* the newest time taken from this ring */
 };
 
 struct dc_event_rings {
@@ -61,7 +59,7 @@ struct dc_event_rings {
 void dc_event_rings_size(int ringbuf_mb, int ncpus, __u32 *nrings, __u32 *bytes)
 {
 	__u64 total = (__u64)(ringbuf_mb > 0 ? ringbuf_mb : 1) << 20, each;
-	__u32 n = ncpus > 0 ? (ncpus < MAX_RINGS ? ncpus : MAX_RINGS) : 1;
+	__u32 n = ncpus > 0 ? (ncpus < DC_MAX_RINGS ? ncpus : DC_MAX_RINGS) : 1;
 
 	/* A ring's size is a power of two: the largest share that fits. */
 	for (each = DC_RING_MIN_BYTES; each * 2 * n <= total; each *= 2)

@@ -273,9 +273,11 @@ void agent_report_write_error(struct agent *a, int err)
 /* A full disk stops the trace, never the job: detach and keep waiting. */
 static void check_writer(struct agent *a)
 {
-	if (a->write_failed || !dc_writer_error(a->writer))
+	int err = dc_writer_error(a->writer);
+
+	if (!err || a->write_failed)
 		return;
-	agent_report_write_error(a, dc_writer_error(a->writer));
+	agent_report_write_error(a, err);
 	agent_detach_all(a);
 }
 

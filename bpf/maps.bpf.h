@@ -100,7 +100,6 @@ struct {
  * ring wakes the agent past each 1 << dc_wakeup_shift bytes (emit.bpf.h),
  * half of it; the agent's timer collects the rest.
  */
-#define DC_MAX_RINGS 1024
 const volatile __u32 dc_nrings __weak = 1;
 const volatile __u32 dc_wakeup_shift __weak = 18;
 /* Test builds (DC_TEST_RING_SCATTER): each record to a ring at random, so

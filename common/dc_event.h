@@ -16,6 +16,8 @@
 /* Kernel functions open at once on a thread (kernel: probe sets). */
 #define DC_MAX_KDEPTH 16
 #define DC_MAX_FUNCS 4096
+/* The BPF side's ring buffers, one per CPU: CPUs past this many share. */
+#define DC_MAX_RINGS 1024
 
 /*
  * A probe's attach cookie tells the shared BPF programs which function fired
