@@ -11,7 +11,7 @@
 #include <yaml.h>
 
 #include "dc_event.h"
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 
 struct ctx {
 	yaml_document_t *doc;
@@ -250,7 +250,7 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 	}
 	if (strcmp(key, "wrapper") == 0) {
 		if (!scalar(v) || strcmp(scalar(v), DC_WRAPPER_NAME))
-			return fail_at(c, v, "wrapper: expected " DC_WRAPPER_NAME " (the MPI-IO level recorded in the ranks)");
+			return fail_at(c, v, "wrapper: expected " DC_WRAPPER_NAME " (the MPI-IO and HDF5 levels recorded in the ranks)");
 		return to_string(c, v, key, &set->wrapper);
 	}
 	if (strcmp(key, "description") == 0)
@@ -286,11 +286,16 @@ static int check_wrapper_set(struct ctx *c, yaml_node_t *root, struct dc_probe_s
 		if (fn->select != DC_FN_NAME || fn->syscall || fn->argbits)
 			return fail_at(c, root, "wrapper function '%s': a name only (the wrapper knows its arguments)",
 				       fn->name);
-		if (dc_mpiio_func_id(fn->name) < 0)
-			return fail_at(c, root, "wrapper function '%s': not an MPI-IO call " DC_WRAPPER_NAME " records",
+		if (dc_wrapper_func_id(fn->name) < 0)
+			return fail_at(c, root, "wrapper function '%s': not an MPI-IO or HDF5 call " DC_WRAPPER_NAME " records",
 				       fn->name);
 	}
-	return set->category || (set->category = strdup(set->name)) ? 0 : fail_at(c, root, "out of memory");
+	if (!set->category && !(set->category = strdup(set->name)))
+		return fail_at(c, root, "out of memory");
+	if (set->all_functions && strcmp(set->category, DC_WRAPPER_MPIIO) && strcmp(set->category, DC_WRAPPER_HDF5))
+		return fail_at(c, root, "a wrapper set with 'functions: all' has category " DC_WRAPPER_MPIIO " or " DC_WRAPPER_HDF5
+					" (the calls of that level)");
+	return 0;
 }
 
 static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)

@@ -62,8 +62,8 @@ struct dc_probes {
 	char **categories;
 	size_t ncategories;
 	bool syscalls_attached;
-	/* MPI-IO calls libdcpmpi.so records (wrapper sets): bit f of the mask
-	 * is enum dc_mpiio_func f, recorded as function wrapper_ids[f]. */
+	/* Calls libdcpmpi.so records (wrapper sets): bit f of the mask
+	 * is enum dc_wrapper_func f, recorded as function wrapper_ids[f]. */
 	__u64 wrapper_mask;
 	__u32 wrapper_ids[DC_RING_MAX_FUNCS];
 	/* System calls that observe a libc call (a thin wrapper) for a user set. */

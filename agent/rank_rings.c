@@ -10,7 +10,7 @@
 
 #include "clock.h"
 #include "dc_event.h"
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 #include "nodefile.h"
 #include "rank_ring.h"
 #include "recorder.h"
@@ -112,8 +112,12 @@ static __u8 shape_flags(unsigned shape)
 {
 	switch (shape) {
 	case DC_MPIIO_SHAPE_OPEN:
+	case DC_HDF5_SHAPE_FILE_NEW:
+	case DC_HDF5_SHAPE_OBJ_NEW:
+	case DC_HDF5_SHAPE_ATTR_NEW:
 		return DC_EV_HANDLE | DC_EV_NEW_HANDLE | DC_EV_PATHARG;
 	case DC_MPIIO_SHAPE_CLOSE:
+	case DC_HDF5_SHAPE_CLOSE:
 		return DC_EV_HANDLE | DC_EV_CLOSES;
 	case DC_MPIIO_SHAPE_DELETE:
 		return DC_EV_PATHARG;
@@ -129,7 +133,8 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 
 	m->type = DC_MSG_CALL;
 	m->handle = rec->handle;
-	m->parent = 0;
+	/* A dataset or group is named inside the file or group it is in. */
+	m->parent = dc_wrapper_shapes[rec->func] == DC_HDF5_SHAPE_OBJ_NEW ? rec->parent : 0;
 	m->path_len = rec->path_len;
 	memset(e, 0, sizeof(*e));
 	e->ts = rec->ts;
@@ -138,7 +143,7 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	e->tid = rec->tid;
 	e->func = rr->ids[rec->func];
 	e->cpu = rec->cpu;
-	e->flags = shape_flags(dc_mpiio_shapes[rec->func]);
+	e->flags = shape_flags(dc_wrapper_shapes[rec->func]);
 	if (rec->flags & DC_RING_REC_OFFSET) {
 		e->flags |= DC_EV_OFFSET;
 		e->offset = rec->offset;
@@ -198,7 +203,7 @@ void dc_rank_rings_drain(struct dc_rank_rings *rr)
 
 static void snapshot_one(struct dc_rank_rings *rr, const struct ring *g, __u64 ts)
 {
-	for (unsigned f = 0; f < DC_MPIIO_NFUNCS; f++) {
+	for (unsigned f = 0; f < DC_WRAPPER_NFUNCS; f++) {
 		struct dc_ring_counter c;
 		struct dc_counter out;
 

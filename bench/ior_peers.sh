@@ -8,13 +8,15 @@
 # Darshan (LD_PRELOAD, with its HDF5 module), Darshan with DXT tracing, and
 # under dc-agent in trace and profile modes with the default probe sets,
 # plus mpiio (recorded by libdcpmpi.so, preloaded into the ranks as
-# dc-prolog does) for MPIIO, and mpiio and hdf5_openmpi for HDF5.
+# dc-prolog does) for MPIIO, and mpiio and hdf5-wrapper (HDF5 recorded by
+# libdcpmpi.so too) for HDF5.
 # Prints, per back end and tool: the median of IOR's own write+read time as a
 # ratio to bare, the calls each tool recorded against IOR's count, and the
 # bytes on disk per traced call.
 #
 # Usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]   (defaults 5 rounds, 16m)
 # PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
+# IOR_APIS: the back ends to run (default "POSIX MPIIO HDF5").
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 warn_bpf_stats
@@ -51,7 +53,7 @@ run() {
 	mkdir -p "$dir/data"
 	local args=(-a "$api" -t "$(xfer_of "$api")" -b "$block" -F -w -r -o "$dir/data/f")
 	[ "$api" = MPIIO ] && sets=$sets,mpiio
-	[ "$api" = HDF5 ] && sets=$sets,mpiio,hdf5_openmpi
+	[ "$api" = HDF5 ] && sets=$sets,mpiio,hdf5-wrapper
 	case $tool in
 	trace | profile) agent_start "$agent" "$dir" ior "$tool" "$sets" "$api-$r" ;;
 	esac
@@ -126,7 +128,7 @@ counts() {
 
 tools=(bare darshan dxt trace profile)
 declare -A walls ios
-apis=(POSIX MPIIO HDF5)
+read -r -a apis <<<"${IOR_APIS:-POSIX MPIIO HDF5}"
 for api in "${apis[@]}"; do
 	for r in $(seq "$rounds"); do
 		for t in "${tools[@]}"; do
@@ -165,7 +167,7 @@ for api in "${apis[@]}"; do
 done
 # What each H5Dwrite of the last traced HDF5 round says: its file and its
 # dataset, FILE:/DATASET (IOR creates and opens datasets through HDF5's 1.6
-# API), and the bytes the writes inside it moved (IOR's transfer, 1 MiB).
+# API), and the bytes its dataspaces select (IOR's transfer, 1 MiB).
 h5dump=$tmp/HDF5-trace-$rounds/dump.txt
 if [ -f "$h5dump" ]; then
 	awk '$1 == "event" && index($0, "level=hdf5 func=H5Dwrite ") { n++; if (/ bytes=1048576 / && / path=\/[^ ]*:\/[^ ]/) ok++ }

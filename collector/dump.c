@@ -101,13 +101,16 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 			const struct dc_func *fn = (const struct dc_func *)c->data + i;
 
 			/* observed=syscall: a libc call seen at its system call's tracepoint;
-			 * bytes=nested: its bytes are the system calls' inside it. */
+			 * bytes=nested: its bytes are the system calls' inside it;
+			 * bytes=dataspace: from the call's HDF5 dataspaces. */
 			printf("function id=%u level=%s name=%s observed=%s%s\n", fn->id,
 			       dc_text_view(dc_reader_string(r, fn->category)), dc_text_view(dc_reader_string(r, fn->name)),
 			       fn->flags & DC_FUNC_KFUNC ? "kfunc" : fn->flags & DC_FUNC_WRAPPER ? "wrapper"
 			       : fn->flags & DC_EV_KERNEL ? "kernel"
 			       : fn->flags & DC_EV_SYSCALL ? "syscall" : "uprobe",
-			       fn->flags & DC_FUNC_BYTES_NESTED ? " bytes=nested" : "");
+			       fn->flags & DC_FUNC_BYTES_NESTED	  ? " bytes=nested"
+			       : fn->flags & DC_FUNC_BYTES_DATASPACE ? " bytes=dataspace"
+								     : "");
 		} else if (h->type == DC_CHUNK_PROCS) {
 			const struct dc_proc *p = (const struct dc_proc *)c->data + i;
 			char comm[DC_COMM_LEN + 1] = { 0 };

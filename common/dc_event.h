@@ -118,6 +118,9 @@ enum dc_ev_flag {
 /* Its calls' bytes are those of the system calls nested in them
  * (DC_COOKIE_BYTES_NESTED): a flag readers may ignore, as the one above. */
 #define DC_FUNC_BYTES_NESTED 0x400
+/* Its calls' bytes are the selection's elements times the memory type's
+ * size (HDF5's dataspaces, asked by libdcpmpi.so): as the one above. */
+#define DC_FUNC_BYTES_DATASPACE 0x800
 
 /* One traced call: a record of a node file's EVENTS chunk. */
 struct dc_event {

@@ -3,8 +3,8 @@
  * The MPI-IO calls libdcpmpi.so records through MPI's profiling interface
  * (the `mpiio` probe set, `wrapper: libdcpmpi`): one list for the wrapper,
  * which generates a wrapper per entry from its shape, and for the agent,
- * which names the records and sets their flags from it. A record's func
- * is the entry's position here, so entries are only ever appended.
+ * which names the records and sets their flags from it (wrapper_funcs.h
+ * numbers them: a change here changes DC_RING_VERSION).
  *
  * X(name, shape, dir): dir is R (reads), W (writes) or N (neither).
  * Shapes (the arguments after the MPI_File):
@@ -65,13 +65,6 @@
 	X(MPI_File_iread_shared, I, R)                                                             \
 	X(MPI_File_iwrite_shared, I, W)
 
-enum dc_mpiio_func {
-#define DC_MPIIO_ENUM(name, shape, dir) DC_##name,
-	DC_MPIIO_FUNCS(DC_MPIIO_ENUM)
-#undef DC_MPIIO_ENUM
-	DC_MPIIO_NFUNCS,
-};
-
 /* Whether a shape carries an explicit offset, names a new handle, and so on:
  * the agent turns these into the event's flags. */
 #define DC_MPIIO_SHAPE_OPEN 1
@@ -90,11 +83,5 @@ enum dc_mpiio_func {
 #define DC_MPIIO_SHAPE_I_AT 14
 
 #define DC_MPIIO_SHAPE_OF(shape) DC_MPIIO_SHAPE_##shape
-
-/* Names and shapes by enum dc_mpiio_func. */
-extern const char *const dc_mpiio_names[DC_MPIIO_NFUNCS];
-extern const unsigned char dc_mpiio_shapes[DC_MPIIO_NFUNCS];
-/* A name's position in the list (MPI_File_x or PMPI_File_x), or -1. */
-int dc_mpiio_func_id(const char *name);
 
 #endif

@@ -11,9 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 
-_Static_assert(DC_MPIIO_NFUNCS <= DC_RING_MAX_FUNCS, "every MPI-IO function has a counter and a bit");
 
 static size_t ring_size(unsigned nslots)
 {
@@ -206,8 +205,8 @@ enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_r
 	copy_slots(r, r->tail, 1, out);
 	if (out->path_len > DC_PATH_MAX || n != 1 + DC_RING_PATH_SLOTS(out->path_len))
 		return damaged(r, "a record's path length does not match its slots");
-	if (out->func >= DC_MPIIO_NFUNCS)
-		return damaged(r, "a record names no MPI-IO function");
+	if (out->func >= DC_WRAPPER_NFUNCS)
+		return damaged(r, "a record names no function the wrapper records");
 	if (out->path_len) {
 		copy_slots(r, r->tail + 1, n - 1, scratch);
 		memcpy(path, scratch, out->path_len);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The shared-memory ring between an MPI rank (libdcpmpi.so, the producer)
- * and its node's dc-agent (the consumer): MPI-IO calls recorded in the rank
- * without entering the kernel.
+ * and its node's dc-agent (the consumer): MPI-IO and HDF5 calls recorded
+ * in the rank without entering the kernel.
  *
  * The rank creates a memfd, lays out a header and nslots slots, seals it
  * against shrinking (so no mapping of it can fault) and passes it to the
@@ -31,14 +31,14 @@
 #include "dc_event.h"
 
 #define DC_RING_MAGIC 0x474e5244u /* "DRNG" */
-#define DC_RING_VERSION 1
+#define DC_RING_VERSION 2 /* 2: HDF5 calls, a parent handle, a 64-bit ret */
 /* The header's room: slots start on the page after it. */
 #define DC_RING_HEAD_SIZE 4096
 #define DC_RING_SLOTS_DEFAULT (1u << 15) /* 2.25 MiB of records */
 #define DC_RING_SLOTS_MAX (1u << 20)
 /* Set in a record's commit word once the record and its path are whole. */
 #define DC_RING_COMMITTED 0x80000000u
-#define DC_RING_MAX_FUNCS 64
+#define DC_RING_MAX_FUNCS 64 /* wrapper_funcs.h's list fits */
 /* Records of the ring are in the rank's mode: the agent sets it. */
 enum dc_ring_mode {
 	DC_RING_OFF = 0,     /* the agent takes nothing from this rank */
@@ -50,18 +50,21 @@ enum dc_ring_mode {
 struct dc_ring_rec {
 	__u32 commit;   /* DC_RING_COMMITTED | slots taken (this one and the path's) */
 	__u32 tid;
-	__u16 func;     /* enum dc_mpiio_func */
+	__u16 func;     /* enum dc_wrapper_func */
 	__u16 cpu;
 	__u16 path_len; /* bytes of path that follow, with the NUL; 0 for none */
 	__u16 flags;    /* DC_RING_REC_* */
-	__s32 ret;      /* the MPI call's return code */
-	__u32 pad;
+	__s64 ret;      /* the MPI return code; HDF5's herr_t or the hid_t made */
 	__u64 ts;       /* entry, CLOCK_MONOTONIC ns (the BPF side's clock) */
 	__u64 dur;
-	__u64 req;      /* bytes asked for: count x the datatype's size */
-	__u64 bytes;    /* bytes moved, from the call's status */
+	__u64 req;      /* bytes asked for: count x the datatype's size (HDF5:
+			   the selection's elements x the memory type's size) */
+	__u64 bytes;    /* bytes moved, from the call's status (HDF5: req once
+			   the call succeeded) */
 	__s64 offset;   /* the offset argument, in etypes of the view */
-	__u64 handle;   /* the MPI_File */
+	__u64 handle;   /* the MPI_File or hid_t the call named or made */
+	__u64 parent;   /* HDF5: the file or group a dataset or group is made or
+			   opened in (its loc_id); 0 for none */
 };
 #define DC_RING_REC_OFFSET 0x1 /* offset is set */
 #define DC_RING_SLOT_SIZE sizeof(struct dc_ring_rec)
@@ -124,7 +127,7 @@ enum dc_ring_next {
 	DC_RING_DAMAGED = 2, /* the ring contradicts itself: nothing more is read from it */
 };
 /* The next record, checked: path has room for DC_PATH_MAX bytes and ends
- * in a NUL when out->path_len is set; out->func < DC_MPIIO_NFUNCS. */
+ * in a NUL when out->path_len is set; out->func < DC_WRAPPER_NFUNCS. */
 enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_rec *out, char *path);
 /* PROFILE: the rank's totals for function f (0 for f out of range). */
 struct dc_ring_counter dc_ring_reader_counter(const struct dc_ring_reader *r, unsigned f);

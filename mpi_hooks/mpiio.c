@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 #include "rank_ring.h"
 
 _Static_assert(sizeof(MPI_File) <= sizeof(__u64), "a file handle fits a record's handle");
@@ -45,6 +45,11 @@ static inline int want(int f)
 	struct dc_ring_head *h = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
 
 	return h && (funcs_on >> f & 1) && __atomic_load_n(&h->mode, __ATOMIC_RELAXED) != DC_RING_OFF;
+}
+
+int dc_wrap_want(int f)
+{
+	return want(f);
 }
 
 /* The kernel's thread id, asked once per thread (a fork's child asks anew). */
@@ -86,7 +91,7 @@ __u64 dc_mpiio_status_bytes(int rc, MPI_Status *st)
 	return (__u64)n;
 }
 
-void dc_mpiio_put(const struct call *c, int rc, __u64 end)
+void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 {
 	struct dc_ring_head *h = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
 	struct dc_ring_rec r;
@@ -112,6 +117,7 @@ void dc_mpiio_put(const struct call *c, int rc, __u64 end)
 	r.bytes = c->bytes;
 	r.offset = c->offset;
 	r.handle = c->handle;
+	r.parent = c->parent;
 	if (c->path)
 		len = strnlen(c->path, DC_PATH_MAX - 1) + 1;
 	dc_ring_put(h, &r, c->path, len);

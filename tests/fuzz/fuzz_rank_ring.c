@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 #include "rank_ring.h"
 
 #define SLOTS 64
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (got != DC_RING_RECORD)
 			break;
-		if (rec.func >= DC_MPIIO_NFUNCS || rec.path_len > DC_PATH_MAX ||
+		if (rec.func >= DC_WRAPPER_NFUNCS || rec.path_len > DC_PATH_MAX ||
 		    (rec.path_len && strlen(path) >= rec.path_len) || ++n > SLOTS)
 			__builtin_trap();
 	}

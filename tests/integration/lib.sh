@@ -81,6 +81,15 @@ field() {
 	}' "$DUMP"
 }
 
+# spans: "start end tid level func bytes" of every event, by start time:
+# for checks that one call holds another on its thread.
+spans() {
+	awk '$1 == "event" {
+		delete kv
+		for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
+		printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' "$DUMP" | sort -n
+}
+
 # Statistics are cumulative: the last chunk's, one line per CPU, count.
 lost_events() {
 	awk '$1 == "node" { for (i = 2; i <= NF; i++) if ($i ~ /^ncpus=/) n = substr($i, 7) }

@@ -60,9 +60,7 @@ assert_eq "$(field function observed name pwrite)" "syscall" "libc pwrite observ
 assert_eq "$(calls syscall pwrite64 "^$TMP/h5/rank_[0-3]\\.h5\$" | cut -d' ' -f1)" "0" "no pwrite reported twice"
 # The 4096 doubles of each rank: a 32768-byte pwrite (seen at its system
 # call) inside an HDF5 call, on the same thread.
-nested=$(grep -E "^event " "$DUMP" | awk '
-	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+nested=$(spans | awk '
 	$4 == "hdf5" { h_end[$3] = $2; next }
 	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= h_end[$3]) inside++; else outside++ }
 	END { print inside + 0, outside + 0 }')
@@ -82,6 +80,47 @@ assert_eq "$(calls hdf5 H5Dwrite "$v16/data\$")" "4 0 524288" "H5Dwrite on an H5
 assert_eq "$(calls hdf5 H5Dopen1 "$v16/data\$")" "4 0 0" "H5Dopen1 per rank by the absolute name, from the file"
 assert_eq "$(calls hdf5 H5Dread "$v16/data\$")" "4 0 524288" "H5Dread on an H5Dopen1 dataset: file and dataset named, 128 KiB a rank read inside it"
 assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=uprobe bytes=nested$' "$DUMP")" "2" "H5Dwrite and H5Dread say their bytes came from below"
+
+# --- HDF5 recorded by libdcpmpi.so (hdf5-wrapper), beside the uprobe set ---
+# 4096 doubles a rank stay in HDF5's buffer through H5Dwrite: the wrapper
+# still counts their 32 KiB, from the dataset's dataspace (H5S_ALL), where
+# the uprobe set's nested bytes said 0. With the uprobe set chosen too,
+# each call is recorded once, by the wrapper.
+mkdir -p "$TMP/h5w"
+mpi mpihdf5w posix,syscalls,hdf5,hdf5-wrapper "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5w" 4096 1.6
+w16="^$TMP/h5w/rank_[0-3]\\.h5:/run"
+assert_eq "$(field function observed name H5Dwrite)" "wrapper" "H5Dwrite recorded by the wrapper"
+assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=wrapper bytes=dataspace$' "$DUMP")" "2" "H5Dwrite and H5Dread say their bytes came from the dataspaces"
+assert_eq "$(calls hdf5 H5Fcreate "^$TMP/h5w/rank_[0-3]\\.h5\$")" "4 0 0" "wrapper: H5Fcreate per rank"
+assert_eq "$(calls hdf5 H5Gcreate1 "$w16\$")" "4 0 0" "wrapper: H5Gcreate1 named FILE:/run"
+assert_eq "$(calls hdf5 H5Dcreate1 "$w16/data\$")" "4 0 0" "wrapper: H5Dcreate1 in the group named FILE:/run/data"
+for r in 0 1 2 3; do
+	assert_eq "$(calls hdf5 H5Dwrite "^$TMP/h5w/rank_$r\\.h5:/run/data\$" "$(pid_of_rank $r)")" "1 32768 32768" "wrapper: rank $r's H5Dwrite, its file, dataset and 4096 doubles"
+	assert_eq "$(calls hdf5 H5Dread "^$TMP/h5w/rank_$r\\.h5:/run/data\$" "$(pid_of_rank $r)")" "1 32768 32768" "wrapper: rank $r's H5Dread by H5Dopen1's name"
+done
+assert_eq "$(calls hdf5 H5Dclose "$w16/data\$")" "8 0 0" "wrapper: H5Dclose of the created and the opened dataset"
+assert_eq "$(calls hdf5 H5Fclose "^$TMP/h5w/rank_[0-3]\\.h5\$")" "4 0 0" "wrapper: H5Fclose per rank"
+assert_eq "$(grep -c '^event .* level=hdf5 ' "$DUMP")" "40" "every HDF5 call once: 10 a rank (create, group, dataset, write, two closes, open, read, close, file close)"
+# The data reaches the kernel when the dataset is closed: its 32 KiB
+# pwrite nests in that H5Dclose.
+nested=$(spans | awk '
+	$4 == "hdf5" && $5 == "H5Dclose" { h_end[$3] = $2; next }
+	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= h_end[$3]) inside++; else outside++ }
+	END { print inside + 0, outside + 0 }')
+assert_eq "$nested" "4 0" "the wrapper's H5Dclose holds the data's pwrite on its thread (inside, outside)"
+
+# Profile mode: each rank's totals per HDF5 call, from its ring's counters.
+mkdir -p "$TMP/h5p"
+trace mpihdf5p -m profile -p posix,hdf5-wrapper -- mpirun --allow-run-as-root --oversubscribe -np 4 \
+	-x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5p" 4096 1.6
+last_counter() { # FUNC PID: "count bytes" of the pid's last snapshot
+	awk -v f="func=$1" -v p="pid=$2" '$1 == "counter" && $3 == p && $4 == "level=hdf5" && $5 == f { c = $6 " " $8 }
+		END { gsub(/count=|bytes=/, "", c); print c }' "$DUMP"
+}
+for r in 0 1 2 3; do
+	assert_eq "$(last_counter H5Dwrite "$(pid_of_rank $r)") $(last_counter H5Dclose "$(pid_of_rank $r)")" "1 32768 2 0" \
+		"profile: rank $r's H5Dwrite (once, 32 KiB) and H5Dclose (twice)"
+done
 
 # --- a rank that crashes: its I/O before the crash is kept, its end marked ---
 mkdir -p "$TMP/crash"
@@ -110,11 +149,20 @@ mpi mpiphdf5 posix,syscalls,mpiio,hdf5_openmpi "$DC_WORKLOADS/mpi_phdf5" "$TMP/p
 assert_eq "$(calls hdf5 H5Dwrite "^$TMP/ph5/shared\\.h5:/data\$" | cut -d' ' -f1)" "4" "H5Dwrite per rank, on the shared file's dataset"
 # Each rank's 32 KiB slab: H5Dwrite contains an MPI-IO write, which contains
 # the libc pwrite (observed at its pwrite64 system call), on one thread.
-nested=$(grep -E "^event " "$DUMP" | awk '
-	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+nested=$(spans | awk '
 	$4 == "hdf5" && $5 == "H5Dwrite" { h[$3] = $2; next }
 	$4 == "mpiio" && $5 ~ /^MPI_File_write/ && $6 == 32768 { if ($2 <= h[$3]) { m[$3] = $2; l2++ } next }
 	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= m[$3]) l3++ }
 	END { print l2 + 0, l3 + 0 }')
 assert_eq "$nested" "4 4" "levels nested on every rank (MPI-IO in H5Dwrite, the libc pwrite at its system call in that)"
+
+# --- parallel HDF5 from the wrapper: a hyperslab's bytes, levels nested ---
+mkdir -p "$TMP/ph5w"
+mpi mpiphdf5w posix,syscalls,mpiio,hdf5-wrapper "$DC_WORKLOADS/mpi_phdf5" "$TMP/ph5w" 4096
+assert_eq "$(calls hdf5 H5Dwrite "^$TMP/ph5w/shared\\.h5:/data\$")" "4 131072 131072" "wrapper: each rank's H5Dwrite of its 4096-double slab (the memory dataspace's selection)"
+nested=$(spans | awk '
+	$4 == "hdf5" && $5 == "H5Dwrite" { h[$3] = $2; next }
+	$4 == "mpiio" && $5 ~ /^MPI_File_write/ && $6 == 32768 { if ($2 <= h[$3]) { m[$3] = $2; l2++ } next }
+	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= m[$3]) l3++ }
+	END { print l2 + 0, l3 + 0 }')
+assert_eq "$nested" "4 4" "wrapper: levels nested on every rank (MPI-IO in H5Dwrite, pwrite in that)"

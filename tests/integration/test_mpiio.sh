@@ -69,9 +69,7 @@ assert_eq "$(grep ' level=mpiio ' "$DUMP" | grep -c ' pid=0 ' || true)" "0" "no 
 # Each MPI_File_write_at holds its rank's one 4096-byte pwrite (libc, seen
 # at its system call), on the same thread: the wrapper's clock and thread
 # ids are the kernel's.
-nested=$(grep -E "^event " "$DUMP" | awk '
-	{ for (i = 2; i <= NF; i++) { n = index($i, "="); kv[substr($i, 1, n - 1)] = substr($i, n + 1) }
-	  printf "%.0f %.0f %s %s %s %s\n", kv["ts"], kv["ts"] + kv["dur"], kv["tid"], kv["level"], kv["func"], kv["bytes"] }' | sort -n | awk '
+nested=$(spans | awk '
 	$4 == "mpiio" && $5 == "MPI_File_write_at" { end[$3] = $2; n++; next }
 	$4 == "posix" && $5 == "pwrite" && $6 == 4096 && $2 <= end[$3] { inside++ }
 	END { print n + 0, inside + 0 }')

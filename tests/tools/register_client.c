@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 #include "rank_ring.h"
 #include "register.h"
 

@@ -162,6 +162,12 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("set: k\nkernel:\n  - {name: vfs_read, fd: 1}\n", 1, "kernel function 'vfs_read': only name, match, regex and ret apply");
 	expect_error("set: k\nkernel: [vfs_read]\nlibrary: libc.so.6\n", 1, "a set of kernel functions names no library");
 	expect_error("set: k\nkernel: [vfs_read]\nfunctions: [read]\n", 3, "a set has one list: functions, syscalls or kernel");
+	expect_error("set: w\nwrapper: libdcpmpi\nfunctions: [H5Dwrite, MPI_File_write, H5Dwrite2]\n", 1,
+		     "wrapper function 'H5Dwrite2': not an MPI-IO or HDF5 call libdcpmpi records");
+	expect_error("set: w\ncategory: netcdf\nwrapper: libdcpmpi\nfunctions: all\n", 1,
+		     "a wrapper set with 'functions: all' has category mpiio or hdf5");
+	expect_error("set: w\nwrapper: libdcpmpi\nfunctions:\n  - {name: H5Dwrite, handle: 1}\n", 1,
+		     "wrapper function 'H5Dwrite': a name only");
 }
 
 /* Patterns, thin wrappers, and keys given twice. */

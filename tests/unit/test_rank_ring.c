@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "mpiio_funcs.h"
+#include "wrapper_funcs.h"
 #include "rank_ring.h"
 
 static struct dc_ring_rec rec_for(unsigned i)
@@ -22,15 +22,16 @@ static struct dc_ring_rec rec_for(unsigned i)
 	struct dc_ring_rec r = { 0 };
 
 	r.tid = 1000 + i;
-	r.func = i % DC_MPIIO_NFUNCS;
+	r.func = i % DC_WRAPPER_NFUNCS;
 	r.cpu = i % 7;
-	r.ret = (int)i - 3;
+	r.ret = i % 5 ? (long long)i - 3 : (0x0100000000000000ll | i); /* an hid_t */
 	r.ts = 1000000ull * i;
 	r.dur = i;
 	r.req = 4096ull * i;
 	r.bytes = 4096ull * i + 1;
 	r.offset = -(long long)i;
 	r.handle = 0xabc000 + i;
+	r.parent = i % 4 ? 0 : 0x0200000000000000ull + i;
 	r.flags = i & 1 ? DC_RING_REC_OFFSET : 0;
 	return r;
 }
@@ -64,6 +65,8 @@ static void expect_rec(struct dc_ring_reader *rd, unsigned i)
 	assert_int_equal(got.bytes, want.bytes);
 	assert_int_equal(got.offset, want.offset);
 	assert_int_equal(got.handle, want.handle);
+	assert_int_equal(got.parent, want.parent);
+	assert_int_equal(got.ret, want.ret);
 	assert_int_equal(got.flags, want.flags);
 	assert_int_equal(got.path_len, wlen);
 	if (wlen)
@@ -258,7 +261,7 @@ static void back_head(struct dc_ring_head *h) { h->head = h->tail - 1; }
 static void big_commit(struct dc_ring_head *h) { first(h)->commit = DC_RING_COMMITTED | 0x7fff; }
 static void zero_commit(struct dc_ring_head *h) { first(h)->commit = DC_RING_COMMITTED; }
 static void long_path(struct dc_ring_head *h) { first(h)->path_len = 500; }
-static void bad_func(struct dc_ring_head *h) { first(h)->func = DC_MPIIO_NFUNCS; }
+static void bad_func(struct dc_ring_head *h) { first(h)->func = DC_WRAPPER_NFUNCS; }
 
 static void test_hostile(void **state)
 {
@@ -267,7 +270,7 @@ static void test_hostile(void **state)
 	damaged(big_commit, "more slots");
 	damaged(zero_commit, "more slots");
 	damaged(long_path, "path length");
-	damaged(bad_func, "no MPI-IO function");
+	damaged(bad_func, "no function the wrapper records");
 }
 
 static void refused(int fd, const char *why)

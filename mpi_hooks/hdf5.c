@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The HDF5 level, recorded in the rank: libdcpmpi.so, preloaded, defines
+ * the HDF5 calls of hdf5_funcs.h, so that the program's calls reach these
+ * first; each calls the next definition (the HDF5 library's, found with
+ * dlsym(RTLD_NEXT)) and puts one record into the rank's ring, as the
+ * MPI-IO calls do (mpiio.c). No probe and no kernel entry per call.
+ *
+ * Files, datasets and groups are named as the uprobe sets name them: a
+ * file by its path, a dataset or group FILE:OBJECT from the loc_id it is
+ * made or opened in (the record's parent) and its name, an attribute by
+ * its name. H5Dwrite's and H5Dread's bytes come from HDF5 itself: the
+ * elements their selection holds (the memory dataspace's, else the file
+ * dataspace's, else the whole dataset's) times the memory type's size,
+ * asked before the call (an HDF5 API call clears the thread's error stack,
+ * which the program may read after a failed call). Bytes moved are those
+ * once the call succeeded.
+ *
+ * A program that never calls HDF5 never reaches this code; one that links
+ * HDF5 statically, or calls it before MPI_Init or after MPI_Finalize, is
+ * not recorded here (the uprobe sets hdf5 and hdf5_openmpi see the first).
+ * Built against the HDF5 1.10 headers (hid_t is 64 bits from 1.10 on).
+ */
+#include <dlfcn.h>
+#include <hdf5.h>
+#include <stdio.h>
+
+#include "mpiio_int.h"
+#include "wrapper_funcs.h"
+
+#ifdef H5_NO_DEPRECATED_SYMBOLS
+#error "build libdcpmpi.so against an HDF5 with its 1.6 API (H5Dcreate1...), as programs may call it"
+#endif
+_Static_assert(sizeof(hid_t) == sizeof(__u64), "an hid_t fits a record's handle");
+
+/* ---- the next definition of each call ---- */
+
+#define DC_HDF5_NEXT(name, shape) static void *next_##name;
+DC_HDF5_FUNCS(DC_HDF5_NEXT)
+#undef DC_HDF5_NEXT
+/* The calls that size a transfer: not recorded, only called. */
+static void *next_H5Iget_type, *next_H5Sget_select_npoints, *next_H5Tget_size, *next_H5Dget_space, *next_H5Sclose;
+
+static void *next_of(const char *name, void **cache)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name); /* two threads may both look: the same answer */
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+static long long missing(const char *name)
+{
+	static int said;
+
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "libdcpmpi: %s called, but no HDF5 library is loaded after libdcpmpi.so\n", name);
+	return -1;
+}
+
+/* name(args) of the library, or HDF5's failure (-1) when there is none. */
+#define CALL(name, args)                                                                           \
+	({                                                                                         \
+		__typeof__(&name) fn_ = (__typeof__(&name))next_of(#name, &next_##name);           \
+		fn_ ? fn_ args : (__typeof__(name args))missing(#name);                            \
+	})
+
+/* ---- a transfer's bytes, from HDF5 ---- */
+
+static int is_space(hid_t id)
+{
+	if (id == H5S_ALL)
+		return 0;
+#ifdef H5S_BLOCK /* 1.14: the memory is one block of the file selection's size */
+	if (id == H5S_BLOCK || id == H5S_PLIST)
+		return 0;
+#endif
+	return CALL(H5Iget_type, (id)) == H5I_DATASPACE;
+}
+
+static hssize_t points_of(hid_t space)
+{
+	return CALL(H5Sget_select_npoints, (space));
+}
+
+static __u64 selected_bytes(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space)
+{
+	hssize_t n = -1;
+	size_t size = CALL(H5Tget_size, (mem_type));
+
+	if (!size)
+		return 0;
+	if (is_space(mem_space)) {
+		n = points_of(mem_space);
+	} else if (is_space(file_space)) {
+		n = points_of(file_space);
+	} else {
+		hid_t all = CALL(H5Dget_space, (dset));
+
+		if (all < 0)
+			return 0;
+		n = points_of(all);
+		CALL(H5Sclose, (all));
+	}
+	return n > 0 ? (__u64)n * size : 0;
+}
+
+/* ---- records ---- */
+
+static __u64 handle_of(hid_t id)
+{
+	return id >= 0 ? (__u64)id : 0;
+}
+
+/* A call that made an id (a file, dataset, group or attribute): named by
+ * name, inside parent when that is not 0. */
+static hid_t made(int f, __u64 ts, hid_t parent, const char *name, hid_t id)
+{
+	struct call c = { f, ts };
+
+	c.path = name;
+	c.handle = handle_of(id);
+	c.parent = handle_of(parent);
+	dc_mpiio_put(&c, id, dc_now_ns(CLOCK_MONOTONIC));
+	return id;
+}
+
+static herr_t on(int f, __u64 ts, hid_t id, herr_t rc)
+{
+	struct call c = { f, ts };
+
+	c.handle = handle_of(id);
+	dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
+	return rc;
+}
+
+static herr_t moved(int f, __u64 ts, hid_t dset, __u64 req, herr_t rc)
+{
+	struct call c = { f, ts };
+
+	c.handle = handle_of(dset);
+	c.req = req;
+	c.bytes = rc >= 0 ? req : 0;
+	dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
+	return rc;
+}
+
+/* ---- the calls, by shape ---- */
+
+#define NOW() dc_now_ns(CLOCK_MONOTONIC)
+
+#define WRAP_NEW(name, params, args, parent, objname)                                              \
+	hid_t name params                                                                          \
+	{                                                                                          \
+		__u64 ts;                                                                          \
+                                                                                                   \
+		if (!dc_wrap_want(DC_##name))                                                      \
+			return CALL(name, args);                                                   \
+		ts = NOW();                                                                        \
+		return made(DC_##name, ts, parent, objname, CALL(name, args));                     \
+	}
+
+WRAP_NEW(H5Fcreate, (const char *name, unsigned flags, hid_t fcpl, hid_t fapl), (name, flags, fcpl, fapl), 0, name)
+WRAP_NEW(H5Fopen, (const char *name, unsigned flags, hid_t fapl), (name, flags, fapl), 0, name)
+WRAP_NEW(H5Dcreate2, (hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl),
+	 (loc, name, type, space, lcpl, dcpl, dapl), loc, name)
+WRAP_NEW(H5Dcreate1, (hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl), (loc, name, type, space, dcpl),
+	 loc, name)
+WRAP_NEW(H5Dopen2, (hid_t loc, const char *name, hid_t dapl), (loc, name, dapl), loc, name)
+WRAP_NEW(H5Dopen1, (hid_t loc, const char *name), (loc, name), loc, name)
+WRAP_NEW(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t gapl), (loc, name, lcpl, gcpl, gapl),
+	 loc, name)
+WRAP_NEW(H5Gcreate1, (hid_t loc, const char *name, size_t size_hint), (loc, name, size_hint), loc, name)
+WRAP_NEW(H5Gopen2, (hid_t loc, const char *name, hid_t gapl), (loc, name, gapl), loc, name)
+WRAP_NEW(H5Gopen1, (hid_t loc, const char *name), (loc, name), loc, name)
+/* An attribute keeps its own name, as the uprobe sets name it. */
+WRAP_NEW(H5Acreate2, (hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl),
+	 (loc, name, type, space, acpl, aapl), 0, name)
+WRAP_NEW(H5Acreate1, (hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl), (loc, name, type, space, acpl),
+	 0, name)
+
+#define WRAP_ON(name, params, args, id)                                                            \
+	herr_t name params                                                                         \
+	{                                                                                          \
+		__u64 ts;                                                                          \
+                                                                                                   \
+		if (!dc_wrap_want(DC_##name))                                                      \
+			return CALL(name, args);                                                   \
+		ts = NOW();                                                                        \
+		return on(DC_##name, ts, id, CALL(name, args));                                    \
+	}
+
+WRAP_ON(H5Fclose, (hid_t id), (id), id)
+WRAP_ON(H5Dclose, (hid_t id), (id), id)
+WRAP_ON(H5Gclose, (hid_t id), (id), id)
+WRAP_ON(H5Fflush, (hid_t id, H5F_scope_t scope), (id, scope), id)
+
+#define WRAP_IO(name, buf_type)                                                                    \
+	herr_t name(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, buf_type buf) \
+	{                                                                                          \
+		__u64 ts, req;                                                                     \
+                                                                                                   \
+		if (!dc_wrap_want(DC_##name))                                                      \
+			return CALL(name, (dset, mem_type, mem_space, file_space, dxpl, buf));     \
+		req = selected_bytes(dset, mem_type, mem_space, file_space);                       \
+		ts = NOW();                                                                        \
+		return moved(DC_##name, ts, dset, req,                                             \
+			     CALL(name, (dset, mem_type, mem_space, file_space, dxpl, buf)));      \
+	}
+
+WRAP_IO(H5Dwrite, const void *)
+WRAP_IO(H5Dread, void *)
