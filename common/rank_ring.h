@@ -34,7 +34,7 @@
 #define DC_RING_VERSION 2 /* 2: HDF5 calls, a parent handle, a 64-bit ret */
 /* The header's room: slots start on the page after it. */
 #define DC_RING_HEAD_SIZE 4096
-#define DC_RING_SLOTS_DEFAULT (1u << 15) /* 2.25 MiB of records */
+#define DC_RING_SLOTS_DEFAULT (1u << 15) /* 2.5 MiB of records */
 #define DC_RING_SLOTS_MAX (1u << 20)
 /* Set in a record's commit word once the record and its path are whole. */
 #define DC_RING_COMMITTED 0x80000000u

@@ -7,9 +7,10 @@
  * versions. A missing or refusing agent never stops the job: one warning,
  * and the job runs on untraced.
  *
- * It also records the rank's MPI-IO calls (mpiio.c) into a shared ring it
- * passes to the agent with its registration, when the agent's probe sets
- * ask for them (a wrapper set); DC_RING_SLOTS sets the ring's size.
+ * It also records the rank's MPI-IO calls (mpiio.c) and HDF5 calls (hdf5.c)
+ * into a shared ring it passes to the agent with its registration, when
+ * the agent's probe sets ask for them (wrapper sets); DC_RING_SLOTS sets
+ * the ring's size.
  */
 #include <dlfcn.h>
 #include <mpi.h>

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Time per H5Dwrite of 4 KiB (512 doubles, a hyperslab of a 1 MiB dataset,
+# one rank, parallel HDF5's default POSIX driver: most calls stay in HDF5's
+# own buffer), side by side in one run: bare; under Darshan with its HDF5
+# module (LD_PRELOAD); under dc-agent in trace and profile modes with the
+# HDF5 level alone, from the hdf5_openmpi set (uprobes) and from the
+# hdf5-wrapper set (libdcpmpi.so in the rank). Rounds are interleaved and
+# medians compared. Prints ns per call above bare, and checks that each
+# trace holds every call once, the wrapper's with the 4 KiB its dataspaces
+# select.
+#
+# Usage: hdf5_cost.sh BUILD_DIR [CALLS] [ROUNDS]   (defaults 100000, 5)
+# PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+warn_bpf_stats
+build=$(cd "${1:?usage: hdf5_cost.sh BUILD_DIR [CALLS] [ROUNDS]}" && pwd)
+calls=${2:-100000}
+rounds=${3:-5}
+build_peers "$build"
+loop=$build/bench/hdf5_loop
+agent=$build/agent/dc-agent
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-hdf5.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mpi=(mpirun --allow-run-as-root -np 1)
+
+# run TOOL ROUND: prints the loop's ns per call.
+run() {
+	local tool=$1 dir="$tmp/$1-$2" sets
+	mkdir -p "$dir"
+	case $tool in
+	bare) "${mpi[@]}" "$loop" "$dir/f.h5" "$calls" ;;
+	darshan)
+		DARSHAN_LOGFILE="$dir/log.darshan" "${mpi[@]}" -x LD_PRELOAD="$peers/lib/libdarshan.so" \
+			-x DARSHAN_LOGFILE "$loop" "$dir/f.h5" "$calls" ;;
+	*)
+		sets=hdf5-wrapper
+		[ "${tool#*_}" = uprobe ] && sets=hdf5_openmpi
+		agent_start "$agent" "$dir" h5 "${tool%_*}" "$sets" "$tool-$2"
+		DC_BENCH_RUN="$tool-$2" DC_JOB_ID=h5 "${mpi[@]}" -x LD_PRELOAD="$build/mpi_hooks/libdcpmpi.so" \
+			-x DC_JOB_ID "$loop" "$dir/f.h5" "$calls"
+		agent_stop "$dir" ;;
+	esac
+	rm -f "$dir/f.h5"
+}
+
+# writes TOOL ROUND: "H5Dwrite calls, their bytes" in the trace.
+writes() {
+	"$build/collector/dc-dump" "$tmp/$1-$2"/out/h5/*.dcnode | awk '
+		$1 == "event" && index($0, " level=hdf5 func=H5Dwrite ") { n++; for (i = 2; i <= NF; i++) if ($i ~ /^bytes=/) b += substr($i, 7) }
+		END { print n + 0, b + 0 }'
+}
+
+tools=(bare darshan trace_wrapper profile_wrapper trace_uprobe profile_uprobe)
+declare -A runs
+for r in $(seq "$rounds"); do
+	for t in "${tools[@]}"; do runs[$t]+="$(run "$t" "$r") "; done
+done
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+declare -A med
+for t in "${tools[@]}"; do med[$t]=$(echo "${runs[$t]}" | median); done
+above() { awk -v a="${med[$1]}" -v z="${med[bare]}" 'BEGIN { printf "%.0f", a - z }'; }
+lost=$(cat "$tmp"/*/agent.err | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
+
+echo "H5Dwrite of 4 KiB (a hyperslab), 1 rank, $calls calls x $rounds interleaved rounds, median ns per call"
+printf '  %-46s %9s %12s\n' tool "ns/call" "above bare"
+printf '  %-46s %9s %12s\n' bare "${med[bare]}" 0 \
+	"Darshan with its HDF5 module (LD_PRELOAD)" "${med[darshan]}" "$(above darshan)" \
+	"dc-agent trace, hdf5-wrapper (libdcpmpi.so)" "${med[trace_wrapper]}" "$(above trace_wrapper)" \
+	"dc-agent profile, hdf5-wrapper (libdcpmpi.so)" "${med[profile_wrapper]}" "$(above profile_wrapper)" \
+	"dc-agent trace, hdf5_openmpi (uprobes)" "${med[trace_uprobe]}" "$(above trace_uprobe)" \
+	"dc-agent profile, hdf5_openmpi (uprobes)" "${med[profile_uprobe]}" "$(above profile_uprobe)"
+ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+echo "cost above bare as a ratio to Darshan's: wrapper trace $(ratio trace_wrapper darshan)," \
+	"profile $(ratio profile_wrapper darshan); uprobes trace $(ratio trace_uprobe darshan)," \
+	"profile $(ratio profile_uprobe darshan)"
+read -r wn wb <<<"$(writes trace_wrapper "$rounds")"
+read -r un _ <<<"$(writes trace_uprobe "$rounds")"
+echo "H5Dwrite in the last traces: wrapper $wn ($wb bytes), uprobes $un, of $calls"
+echo "lost events in all agent runs: $lost"
+[ "$wn" -eq "$calls" ] && [ "$wb" -eq $((calls * 4096)) ] && [ "$un" -eq "$calls" ] ||
+	{ echo "hdf5_cost.sh: a trace is missing calls or bytes" >&2; exit 1; }
