@@ -70,6 +70,12 @@ static long long missing(const char *name)
 
 /* ---- a transfer's bytes, from HDF5 ---- */
 
+/* H5Iget_type says H5I_BADID of an id that is none, without an error. */
+static int is_a(hid_t id, H5I_type_t type)
+{
+	return CALL(H5Iget_type, (id)) == type;
+}
+
 static int is_space(hid_t id)
 {
 	if (id == H5S_ALL)
@@ -78,7 +84,7 @@ static int is_space(hid_t id)
 	if (id == H5S_BLOCK || id == H5S_PLIST)
 		return 0;
 #endif
-	return CALL(H5Iget_type, (id)) == H5I_DATASPACE;
+	return is_a(id, H5I_DATASPACE);
 }
 
 static hssize_t points_of(hid_t space)
@@ -86,18 +92,20 @@ static hssize_t points_of(hid_t space)
 	return CALL(H5Sget_select_npoints, (space));
 }
 
+/* Every id is looked at before it is used: a call on one that is not what
+ * it should be would print HDF5's error stack into the program's stderr. */
 static __u64 selected_bytes(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space)
 {
 	hssize_t n = -1;
-	size_t size = CALL(H5Tget_size, (mem_type));
+	size_t size;
 
-	if (!size)
+	if (!is_a(mem_type, H5I_DATATYPE) || !(size = CALL(H5Tget_size, (mem_type))))
 		return 0;
 	if (is_space(mem_space)) {
 		n = points_of(mem_space);
 	} else if (is_space(file_space)) {
 		n = points_of(file_space);
-	} else {
+	} else if (is_a(dset, H5I_DATASET)) {
 		hid_t all = CALL(H5Dget_space, (dset));
 
 		if (all < 0)

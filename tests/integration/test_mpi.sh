@@ -122,6 +122,15 @@ for r in 0 1 2 3; do
 		"profile: rank $r's H5Dwrite (once, 32 KiB) and H5Dclose (twice)"
 done
 
+# A program's bad ids: the wrapper records the failed call and asks HDF5
+# nothing that would add to the error stack HDF5 prints.
+mpirun --allow-run-as-root --oversubscribe -np 1 "$DC_WORKLOADS/mpi_h5_bad_ids" "$TMP/bad.bare"
+trace mpih5bad -p hdf5-wrapper -- mpirun --allow-run-as-root --oversubscribe -np 1 \
+	-x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_h5_bad_ids" "$TMP/bad.wrapped"
+grep -q "HDF5-DIAG" "$TMP/bad.bare" || fail "HDF5 printed no error stack for the bad ids"
+assert_eq "$(diff "$TMP/bad.bare" "$TMP/bad.wrapped" && echo same)" "same" "the wrapper adds nothing to HDF5's error output"
+assert_eq "$(field event ret func H5Dwrite) $(calls hdf5 H5Dwrite '')" "-1 1 0 0" "the failed H5Dwrite recorded: ret -1, no bytes"
+
 # --- a rank that crashes: its I/O before the crash is kept, its end marked ---
 mkdir -p "$TMP/crash"
 rc=0
