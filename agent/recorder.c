@@ -18,6 +18,10 @@
 /* How far up the fork tree an inherited fd is looked for. */
 #define MAX_ANCESTORS 8
 #define MAX_PENDING_EXITS 4096
+/* In a files entry: a call named it; a close has come since. */
+#define KNOWN (1ull << 32)
+#define CLOSED (1ull << 33)
+#define PATH_OF(v) ((__u32)(v))
 
 /*
  * What each fd and handle names. Events arrive as calls end, inner calls
@@ -25,10 +29,13 @@
  * still name the file. So a close does not forget the name; it records when
  * it began, and the name stays good for calls that began before it. A call
  * that names the fd or handle again (open, fopen) starts a new name.
+ * A files entry says whether a call named it (KNOWN) and whether a close
+ * came since (CLOSED): most calls are on an fd no one has closed, and cost
+ * that one lookup.
  */
 struct dc_recorder {
 	struct dc_writer *w;
-	struct dc_hashtab *files;     /* (pid key, fd or handle) -> path string id, 0 for none */
+	struct dc_hashtab *files;     /* (pid key, fd or handle) -> path string id (0 for none) | KNOWN | CLOSED */
 	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
 	struct dc_hashtab *closed_at; /* ... -> start of its first close since */
 	/* A handle made inside another (an HDF5 dataset in a file or group):
@@ -75,32 +82,38 @@ void dc_recorder_free(struct dc_recorder *r)
 
 static void name_it(struct dc_recorder *r, uint64_t key, uint64_t what, __u32 path, __u64 ts)
 {
-	dc_hashtab_put(r->files, key, what, path);
+	dc_hashtab_put(r->files, key, what, path | KNOWN);
 	dc_hashtab_put(r->named_at, key, what, ts);
 }
 
 static void close_it(struct dc_recorder *r, uint64_t key, uint64_t what, __u64 ts)
 {
-	uint64_t named = 0, closed;
+	uint64_t named = 0, closed, v = 0;
 
 	dc_hashtab_get(r->named_at, key, what, &named);
 	if (!dc_hashtab_get(r->closed_at, key, what, &closed) || closed < named || ts < closed)
 		dc_hashtab_put(r->closed_at, key, what, ts);
+	dc_hashtab_get(r->files, key, what, &v);
+	dc_hashtab_put(r->files, key, what, v | CLOSED);
 }
 
 /* 1 and the path (0 if closed before the call at ts began) when this pid
  * knows the fd or handle, 0 when it does not. */
 static int name_of(const struct dc_recorder *r, uint64_t key, uint64_t what, __u64 ts, uint64_t *path)
 {
-	uint64_t named = 0, closed;
-	bool known = dc_hashtab_get(r->files, key, what, path);
+	uint64_t v, named = 0, closed;
 
+	if (!dc_hashtab_get(r->files, key, what, &v))
+		return 0;
+	*path = PATH_OF(v);
+	if (!(v & CLOSED))
+		return 1; /* named, and no close since */
 	dc_hashtab_get(r->named_at, key, what, &named);
 	if (dc_hashtab_get(r->closed_at, key, what, &closed) && closed >= named && ts > closed) {
 		*path = 0;
 		return 1;
 	}
-	return known;
+	return (v & KNOWN) != 0;
 }
 
 /* fds survive fork and exec: a child finds what its ancestors opened, unless
@@ -111,8 +124,8 @@ static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd, __u64 t
 
 	for (int i = 0; i < MAX_ANCESTORS; i++) {
 		if (i == 0 ? name_of(r, FD_KEY(pid), (uint32_t)fd, ts, &id)
-			   : dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id))
-			return id;
+			   : dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id) && (id & KNOWN))
+			return PATH_OF(id);
 		if (!dc_hashtab_get(r->parents, pid, 0, &ppid))
 			break;
 		pid = ppid;
@@ -140,7 +153,9 @@ static __u32 name_inside(struct dc_recorder *r, __u32 pid, __u64 parent, __u64 h
 	if (dc_hashtab_get(r->inside, HANDLE_KEY(pid), parent, &in)) {
 		file = in >> 32;
 		base = dc_writer_string_of(r->w, (__u32)in);
-	} else if (!dc_hashtab_get(r->files, HANDLE_KEY(pid), parent, &file)) {
+	} else if (dc_hashtab_get(r->files, HANDLE_KEY(pid), parent, &file) && (file & KNOWN)) {
+		file = PATH_OF(file);
+	} else {
 		return 0;
 	}
 	if (!(fpath = dc_writer_string_of(r->w, (__u32)file)) || !base)
@@ -318,7 +333,7 @@ static void take_open_fds(struct dc_recorder *r, __u32 pid)
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		dc_hashtab_put(r->files, FD_KEY(pid), (uint32_t)fd, dc_writer_string(r->w, target));
+		dc_hashtab_put(r->files, FD_KEY(pid), (uint32_t)fd, dc_writer_string(r->w, target) | KNOWN);
 	}
 	closedir(d);
 }
