@@ -12,9 +12,10 @@
  * its name. H5Dwrite's and H5Dread's bytes come from HDF5 itself: the
  * elements their selection holds (the memory dataspace's, else the file
  * dataspace's, else the whole dataset's) times the memory type's size,
- * asked before the call (an HDF5 API call clears the thread's error stack,
- * which the program may read after a failed call). Bytes moved are those
- * once the call succeeded.
+ * asked after the call, and only when it succeeded: then every id it named
+ * is what it should be and the thread's error stack is empty, so asking
+ * prints nothing and clears nothing the program may read. A failed call
+ * has no bytes.
  *
  * A program that never calls HDF5 never reaches this code; one that links
  * HDF5 statically, or calls it before MPI_Init or after MPI_Finalize, is
@@ -39,7 +40,7 @@ _Static_assert(sizeof(hid_t) == sizeof(__u64), "an hid_t fits a record's handle"
 DC_HDF5_FUNCS(DC_HDF5_NEXT)
 #undef DC_HDF5_NEXT
 /* The calls that size a transfer: not recorded, only called. */
-static void *next_H5Iget_type, *next_H5Sget_select_npoints, *next_H5Tget_size, *next_H5Dget_space, *next_H5Sclose;
+static void *next_H5Sget_select_npoints, *next_H5Tget_size, *next_H5Dget_space, *next_H5Sclose;
 
 static void *next_of(const char *name, void **cache)
 {
@@ -70,21 +71,18 @@ static long long missing(const char *name)
 
 /* ---- a transfer's bytes, from HDF5 ---- */
 
-/* H5Iget_type says H5I_BADID of an id that is none, without an error. */
-static int is_a(hid_t id, H5I_type_t type)
-{
-	return CALL(H5Iget_type, (id)) == type;
-}
-
+/* Whether a dataspace argument is one, not a constant that names none:
+ * H5S_ALL (and 1.14's H5S_BLOCK, the memory as one block of the file
+ * selection's size, and H5S_PLIST). */
 static int is_space(hid_t id)
 {
 	if (id == H5S_ALL)
 		return 0;
-#ifdef H5S_BLOCK /* 1.14: the memory is one block of the file selection's size */
+#ifdef H5S_BLOCK
 	if (id == H5S_BLOCK || id == H5S_PLIST)
 		return 0;
 #endif
-	return is_a(id, H5I_DATASPACE);
+	return 1;
 }
 
 static hssize_t points_of(hid_t space)
@@ -92,20 +90,19 @@ static hssize_t points_of(hid_t space)
 	return CALL(H5Sget_select_npoints, (space));
 }
 
-/* Every id is looked at before it is used: a call on one that is not what
- * it should be would print HDF5's error stack into the program's stderr. */
+/* Of a call that succeeded with these ids. */
 static __u64 selected_bytes(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space)
 {
-	hssize_t n = -1;
-	size_t size;
+	size_t size = CALL(H5Tget_size, (mem_type));
+	hssize_t n;
 
-	if (!is_a(mem_type, H5I_DATATYPE) || !(size = CALL(H5Tget_size, (mem_type))))
+	if (!size)
 		return 0;
 	if (is_space(mem_space)) {
 		n = points_of(mem_space);
 	} else if (is_space(file_space)) {
 		n = points_of(file_space);
-	} else if (is_a(dset, H5I_DATASET)) {
+	} else {
 		hid_t all = CALL(H5Dget_space, (dset));
 
 		if (all < 0)
@@ -145,14 +142,13 @@ static herr_t on(int f, __u64 ts, hid_t id, herr_t rc)
 	return rc;
 }
 
-static herr_t moved(int f, __u64 ts, hid_t dset, __u64 req, herr_t rc)
+static herr_t moved(int f, __u64 ts, __u64 end, hid_t dset, __u64 bytes, herr_t rc)
 {
 	struct call c = { f, ts };
 
 	c.handle = handle_of(dset);
-	c.req = req;
-	c.bytes = rc >= 0 ? req : 0;
-	dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
+	c.req = c.bytes = bytes;
+	dc_mpiio_put(&c, rc, end);
 	return rc;
 }
 
@@ -209,14 +205,16 @@ WRAP_ON(H5Fflush, (hid_t id, H5F_scope_t scope), (id, scope), id)
 #define WRAP_IO(name, buf_type)                                                                    \
 	herr_t name(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, buf_type buf) \
 	{                                                                                          \
-		__u64 ts, req;                                                                     \
+		__u64 ts, end;                                                                     \
+		herr_t rc;                                                                         \
                                                                                                    \
 		if (!dc_wrap_want(DC_##name))                                                      \
 			return CALL(name, (dset, mem_type, mem_space, file_space, dxpl, buf));     \
-		req = selected_bytes(dset, mem_type, mem_space, file_space);                       \
 		ts = NOW();                                                                        \
-		return moved(DC_##name, ts, dset, req,                                             \
-			     CALL(name, (dset, mem_type, mem_space, file_space, dxpl, buf)));      \
+		rc = CALL(name, (dset, mem_type, mem_space, file_space, dxpl, buf));               \
+		end = NOW();                                                                       \
+		return moved(DC_##name, ts, end, dset,                                             \
+			     rc >= 0 ? selected_bytes(dset, mem_type, mem_space, file_space) : 0, rc); \
 	}
 
 WRAP_IO(H5Dwrite, const void *)
