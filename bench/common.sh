@@ -36,3 +36,26 @@ agent_stop() { # DIR
 	kill -TERM "$agent_pid"
 	wait "$agent_pid" || { echo "$(basename "$0"): the agent failed: $(cat "$1/agent.err")" >&2; exit 1; }
 }
+
+# median: the middle one of the numbers on stdin (on lines or one line).
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# lost_in FILE...: the events the agents said on stderr they lost, summed.
+lost_in() { cat "$@" 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{ s += $1 } END { print s + 0 }'; }
+
+# interleave ROUNDS TOOL...: round after round, `run TOOL ROUND` (the
+# caller's) for each tool in turn, so that every tool sees the machine's
+# same hours; then med[TOOL] is the median of what each run printed.
+interleave() {
+	local rounds=$1 r t
+	local -A runs
+	shift
+	declare -gA med
+	for r in $(seq "$rounds"); do
+		for t in "$@"; do runs[$t]+="$(run "$t" "$r") "; done
+	done
+	for t in "$@"; do med[$t]=$(echo "${runs[$t]}" | median); done
+}
+
+# above TOOL: med[TOOL] less med[bare], in whole ns.
+above() { awk -v a="${med[$1]}" -v z="${med[bare]}" 'BEGIN { printf "%.0f", a - z }'; }

@@ -52,16 +52,8 @@ writes() {
 }
 
 tools=(bare darshan trace_wrapper profile_wrapper trace_uprobe profile_uprobe)
-declare -A runs
-for r in $(seq "$rounds"); do
-	for t in "${tools[@]}"; do runs[$t]+="$(run "$t" "$r") "; done
-done
-
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-declare -A med
-for t in "${tools[@]}"; do med[$t]=$(echo "${runs[$t]}" | median); done
-above() { awk -v a="${med[$1]}" -v z="${med[bare]}" 'BEGIN { printf "%.0f", a - z }'; }
-lost=$(cat "$tmp"/*/agent.err | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
+interleave "$rounds" "${tools[@]}"
+lost=$(lost_in "$tmp"/*/agent.err)
 
 echo "H5Dwrite of 4 KiB (a hyperslab), 1 rank, $calls calls x $rounds interleaved rounds, median ns per call"
 printf '  %-46s %9s %12s\n' tool "ns/call" "above bare"

@@ -139,9 +139,8 @@ for api in "${apis[@]}"; do
 	done
 done
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-lost=$(cat "$tmp"/*/agent.err 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{s += $1} END {print s + 0}')
+lost=$(lost_in "$tmp"/*/agent.err)
 
 echo "IOR 4.0.0, 2 ranks, 4 KiB transfers (HDF5: 1 MiB), $block per rank, file per process, write+read; $rounds interleaved rounds"
 echo "medians: the job's wall (mpirun start to end; the agent runs as a daemon, as under Slurm)"

@@ -45,7 +45,6 @@ for _ in $(seq "$rounds"); do
 	runs[profile_all]+="$(agent profile posix,stdio,syscalls) "
 done
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 declare -A med
 for k in "${!runs[@]}"; do med[$k]=$(echo "${runs[$k]}" | median); done
 

@@ -49,7 +49,6 @@ for _ in $(seq "$rounds"); do
 	[ "$have_bpftrace" = 0 ] || runs[bpftrace]+="$(ms_of bpftrace_one) "
 done
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 probes=$(grep -o '[0-9]* probes attached' "$tmp/all.v" | awk '{ n += $1 } END { print n }')
 printf '%-44s %8s\n' "dc-agent -- /bin/true, median of $rounds" "ms"
 printf '%-44s %8s\n' "/bin/true alone" "$(echo "${runs[true]}" | median)"
