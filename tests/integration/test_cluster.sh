@@ -82,7 +82,11 @@ for n in t["otherData"]["nodes"]:
     got, bound = n["mpi_clock_offset_ns"], n["mpi_clock_error_ns"]
     assert bound is not None, n
     assert abs(got - want) <= max(bound, 1000), (n["host"], got, want, bound)
-    assert abs(got - want) <= 50000, (n["host"], got, want, "more than 50 us off")
+    # And a bound that makes the correction mean something: at most a
+    # quarter of the skew corrected. The bound is half the shortest of eight
+    # round trips: 13-20 us on a quiet machine, up to a few ms while the
+    # machine is busy (six ranks and three agents on two cores).
+    assert bound <= abs(want) / 4, (n["host"], got, want, bound, "a bound too wide for the skew")
     print("ok: %s corrected by %d ns (skew %+d ns to node1), error bound %d ns" % (n["host"], got, want, bound))
 writes = {}
 for e in t["traceEvents"]:
@@ -238,9 +242,8 @@ chain, skews = sys.argv[2], {"node%d" % (i + 1): int(v) for i, v in enumerate(sy
 for n in t["otherData"]["nodes"]:
     want = skews["node1"] - skews[n["host"]]
     got, bound = n["mpi_clock_offset_ns"], n["mpi_clock_error_ns"]
-    # Within its own error bound, and close: the skews are 1 and 7 ms; six
-    # ranks on two cores leave the ping-pongs' round trips at tens of us.
-    assert bound is not None and abs(got - want) <= max(bound, 1000) and abs(got - want) <= 200000, (n, want)
+    # Within its own error bound, at most a quarter of the skew (as above).
+    assert bound is not None and abs(got - want) <= max(bound, 1000) and bound <= abs(want) / 4, (n, want)
     print("ok: PMIx job: %s corrected by %d ns (skew %+d ns to node1), bound %d ns" % (n["host"], got, want, bound))
 writes = {}
 for e in t["traceEvents"]:
