@@ -301,6 +301,12 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		 * profile mode has them. */
 		if (opt->s.mode != DC_MODE_PROFILE)
 			bpf_map__set_max_entries(skel->maps.dc_profile, 1);
+		/* The block level's tables are preallocated too (6 ms to make):
+		 * only a job that traces block requests has them. */
+		if (!plan->want[DC_LEVEL_BLOCK]) {
+			bpf_map__set_max_entries(skel->maps.dc_block_rqs, 1);
+			bpf_map__set_max_entries(skel->maps.dc_block_owners, 1);
+		}
 		skel->rodata->dc_rq_passes_status = rq_status;
 		choose_maps(skel, f);
 		if (choose_programs(skel, plan, f)) {
