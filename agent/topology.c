@@ -34,6 +34,21 @@ static int read_summary(char *out, size_t len)
 	return 0;
 }
 
+/*
+ * The node's packages, cores and memory are hwloc's core discovery; its
+ * plugins (PCI, OpenCL, OpenGL, XML and, on GPU nodes, CUDA and NVML) are
+ * loaded at the first topology of a process and cost 10 ms here, a GPU
+ * runtime far more, for nothing the summary says. A plugin path that is no
+ * directory loads none. Set before the thread that reads the topology
+ * exists, and kept: the agent runs no program after it (the traced command
+ * is forked before, with its own copy of the environment). A path the
+ * admin set is left alone.
+ */
+static void without_plugins(void)
+{
+	setenv("HWLOC_PLUGINS_PATH", "/dev/null", 0);
+}
+
 static void *prefetch(void *arg)
 {
 	(void)arg;
@@ -43,8 +58,10 @@ static void *prefetch(void *arg)
 
 void dc_topology_prefetch(void)
 {
-	if (!prefetched.started)
-		prefetched.started = pthread_create(&prefetched.thread, NULL, prefetch, NULL) == 0;
+	if (prefetched.started)
+		return;
+	without_plugins();
+	prefetched.started = pthread_create(&prefetched.thread, NULL, prefetch, NULL) == 0;
 }
 
 void dc_topology_wait(void)
@@ -56,8 +73,10 @@ void dc_topology_wait(void)
 
 int dc_topology_summary(char *out, size_t len)
 {
-	if (!prefetched.started && !prefetched.text[0])
+	if (!prefetched.started && !prefetched.text[0]) {
+		without_plugins();
 		return read_summary(out, len);
+	}
 	dc_topology_wait();
 	if (prefetched.rc == 0)
 		snprintf(out, len, "%s", prefetched.text);
