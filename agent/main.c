@@ -24,6 +24,7 @@
 #include "rank_rings.h"
 #include "recorder.h"
 #include "slurm_context.h"
+#include "start_heap.h"
 
 volatile sig_atomic_t stop_signal;
 
@@ -212,6 +213,7 @@ int main(int argc, char **argv)
 	int status = 0, rc;
 
 	a.t.start = dc_now_ns(CLOCK_MONOTONIC);
+	dc_start_heap();
 	/* As srun's or slurmd's prolog or epilog: dc-prolog's or dc-epilog's work. */
 	dc_slurm_context_take();
 	rc = dc_options_parse(argc, argv, &a.opt);

@@ -27,6 +27,7 @@
 #include "rank_rings.h"
 #include "recorder.h"
 #include "site_cache.h"
+#include "start_heap.h"
 #include "test_hooks.h"
 #include "topology.h"
 
@@ -113,6 +114,7 @@ static int load_bpf(struct agent *a)
 	if (a->opt.verbose)
 		dc_features_report(&a->feat, stderr);
 	a->skel = dc_bpf_load(&a->plan, &a->feat, &a->opt, a->sets, a->nsets);
+	dc_start_heap_done();
 	a->t.load = dc_now_ns(CLOCK_MONOTONIC);
 	if (!a->skel)
 		return -1;
