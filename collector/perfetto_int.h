@@ -28,16 +28,39 @@ enum {
 	CD_UNIT = 3,
 	TE_CATEGORY_IIDS = 3, TE_DEBUG = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11, TE_NAME = 23,
 	TE_COUNTER_VALUE = 30,
-	DA_NAME_IID = 1, DA_UINT = 3, DA_INT = 4, DA_STRING_IID = 17,
+	DA_NAME_IID = 1, DA_STRING_IID = 17,
 	ID_CATEGORIES = 1, ID_NAMES = 2, ID_ANNOTATION_NAMES = 3, ID_STRINGS = 29,
 	INTERNED_IID = 1, INTERNED_NAME = 2,
+	TP_EXTENSION_DESCRIPTOR = 72, ED_EXTENSION_SET = 1,
+	/* google.protobuf's descriptor messages, as Perfetto carries them */
+	FDS_FILE = 1, FD_NAME = 1, FD_PACKAGE = 2, FD_DEPENDENCY = 3, FD_MESSAGE = 4, FD_EXTENSION = 7,
+	MD_NAME = 1, MD_FIELD = 2,
+	FLD_NAME = 1, FLD_EXTENDEE = 2, FLD_NUMBER = 3, FLD_LABEL = 4, FLD_TYPE = 5, FLD_TYPE_NAME = 6,
+	LABEL_OPTIONAL = 1, TYPE_INT64 = 3, TYPE_MESSAGE = 11,
 };
+/*
+ * A call's integers are DataCrumbs' own TrackEvent extension, a message
+ * "io" at field TE_IO (of Perfetto's extension range 1000-9999, in its
+ * unallocated part): 4 bytes for the message, then 1 byte of key and the
+ * value for each field, where a debug annotation costs 5 bytes and its
+ * value. The trace carries the extension's
+ * descriptor (an ExtensionDescriptor packet, pf_io_descriptor), with which
+ * trace_processor and the UI show the fields as args io.fd, io.req,
+ * io.bytes, io.offset and io.ret; tests/perfetto/datacrumbs_io.proto is the
+ * same schema for protoc. The path stays an interned debug annotation.
+ */
+#define IO_EXTENSION_NUMBER 4300
+enum { TE_IO = IO_EXTENSION_NUMBER };
+#define IO_FIELDS(X) X(fd, 1) X(req, 2) X(bytes, 3) X(offset, 4) X(ret, 5)
+#define IO_ENUM(name, n) IO_##name = n,
+enum { IO_FIELDS(IO_ENUM) };
+#undef IO_ENUM
 enum { SLICE_BEGIN = 1, SLICE_END = 2, INSTANT = 3, COUNTER = 4 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64 };
 enum { UNIT_COUNT = 2 };
 /* Debug annotation names, interned in the first packet (perfetto_tracks.c). */
-enum { AN_FD = 1, AN_REQ, AN_BYTES, AN_OFFSET, AN_PATH, AN_RET };
+enum { AN_PATH = 1 };
 /* Track uuids: 1 the DataCrumbs facts track, then processes, threads and
  * counters as first seen (uuids small, so each costs a byte or two). A
  * node's part (dc-merge --part) numbers from (node + 1) << PART_UUID_SHIFT
@@ -78,7 +101,8 @@ void pf_intern_entry(struct pf_writer *w, unsigned field, uint64_t iid, const ch
 /* This packet's interned entries into w->pkt. */
 void pf_put_interned(struct pf_writer *w);
 /* The sequence's first packets: state cleared, the clock, the annotation
- * names, and the root descriptor that orders processes. */
+ * names, the io extension's descriptor, and the root descriptor that orders
+ * processes. */
 void pf_first_packet(struct pf_writer *w);
 /* A packet of one track descriptor. */
 void pf_descriptor(struct pf_writer *w, const struct pb *td);

@@ -7,13 +7,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hashtab.h"
 #include "perfetto_int.h"
 
 /* By AN_* value. */
-static const char *const annotation_names[] = { "", "fd", "req", "bytes", "offset", "path", "ret" };
+static const char *const annotation_names[] = { "", "path" };
 
 /* Frames w->pkt as one TracePacket of the Trace and writes it. */
 void pf_emit_packet(struct pf_writer *w)
@@ -63,6 +64,54 @@ void pf_put_interned(struct pf_writer *w)
 	pb_reset(&w->interned);
 }
 
+/* A field of the io extension's descriptor, into b. */
+static void io_field(struct pb *b, struct pb *f, const char *name, unsigned number)
+{
+	pb_reset(f);
+	pb_str(f, FLD_NAME, name);
+	pb_uint(f, FLD_NUMBER, number);
+	pb_uint(f, FLD_LABEL, LABEL_OPTIONAL);
+	pb_uint(f, FLD_TYPE, TYPE_INT64);
+	pb_msg(b, MD_FIELD, f);
+}
+
+/* The io extension's schema, as a FileDescriptorSet in an
+ * ExtensionDescriptor packet: what trace_processor decodes its fields with. */
+static void io_descriptor_packet(struct pf_writer *w)
+{
+	struct pb file = { 0 }, msg = { 0 }, field = { 0 };
+
+	pb_reset(&w->te);
+#define IO_DESCRIBE(name, n) io_field(&msg, &field, #name, n);
+	pb_str(&msg, MD_NAME, "Io");
+	IO_FIELDS(IO_DESCRIBE)
+#undef IO_DESCRIBE
+	pb_str(&file, FD_NAME, "datacrumbs/io.proto");
+	pb_str(&file, FD_PACKAGE, "datacrumbs");
+	pb_str(&file, FD_DEPENDENCY, "protos/perfetto/trace/track_event/track_event.proto");
+	pb_msg(&file, FD_MESSAGE, &msg);
+	pb_reset(&field);
+	pb_str(&field, FLD_NAME, "io");
+	pb_str(&field, FLD_EXTENDEE, ".perfetto.protos.TrackEvent");
+	pb_uint(&field, FLD_NUMBER, TE_IO);
+	pb_uint(&field, FLD_LABEL, LABEL_OPTIONAL);
+	pb_uint(&field, FLD_TYPE, TYPE_MESSAGE);
+	pb_str(&field, FLD_TYPE_NAME, ".datacrumbs.Io");
+	pb_msg(&file, FD_EXTENSION, &field);
+	pb_reset(&msg);
+	pb_msg(&msg, FDS_FILE, &file);
+	pb_msg(&w->te, ED_EXTENSION_SET, &msg);
+	if (file.oom || msg.oom || field.oom)
+		w->err = ENOMEM;
+	free(file.p);
+	free(msg.p);
+	free(field.p);
+	pb_reset(&w->pkt);
+	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
+	pb_msg(&w->pkt, TP_EXTENSION_DESCRIPTOR, &w->te);
+	pf_emit_packet(w);
+}
+
 /* The first packet: state cleared, the clock, the annotation names, and a
  * root descriptor that orders processes explicitly. */
 void pf_first_packet(struct pf_writer *w)
@@ -94,6 +143,7 @@ void pf_first_packet(struct pf_writer *w)
 	pf_put_interned(w);
 	w->last_ns = w->job->origin_ns;
 	pf_emit_packet(w);
+	io_descriptor_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
 	pb_reset(p);
 	pb_uint(p, TP_SEQ_ID, w->seq_id);

@@ -8,14 +8,15 @@
  * One packet sequence (id 1). Its first packet clears the incremental state,
  * defines clock 64 as an incremental clock in nanoseconds (every packet's
  * timestamp is a delta from the one before) tied to REALTIME, and defines
- * the debug annotation names. Event names, categories (the levels) and
- * paths are interned the first time they are used. A process is a track,
- * with its threads as child tracks; a call is a slice begin on its thread's
- * track, with fd, req (bytes asked), bytes (moved), offset, path and ret as
- * debug annotations, and a slice end, written when the merge's time passes
- * it: begins and ends go out in time order, so every delta is >= 0.
- * req and ret are left out where they equal bytes (a call that moved what
- * it asked for and returned that).
+ * the debug annotation names; the next describes the io extension
+ * (perfetto_int.h). Event names, categories (the levels) and paths are
+ * interned the first time they are used. A process is a track, with its
+ * threads as child tracks; a call is a slice begin on its thread's track,
+ * with fd, req (bytes asked), bytes (moved), offset and ret in its io
+ * message and the path as a debug annotation, and a slice end, written
+ * when the merge's time passes it: begins and ends go out in time order,
+ * so every delta is >= 0. req and ret are left out where they equal bytes
+ * (a call that moved what it asked for and returned that).
  * PROFILE totals are counter tracks (calls per process and function).
  * Lost events and incomplete node files are instants on a "DataCrumbs"
  * track, where a user sees them first.
@@ -80,15 +81,18 @@ static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field
 }
 
 /* Every call packet begins so: its timestamp (a delta from the packet
- * before), the sequence, and its flags. */
-static inline unsigned head_size(const struct pf_writer *w, uint64_t ns)
+ * before), the sequence, and, for a slice begin, which names interned
+ * strings, its flags. A slice end uses no interned data (as Perfetto's own
+ * examples write it): its flags would say nothing a reader needs, in a
+ * sequence whose state was cleared at its first packet and never lost. */
+static inline unsigned head_size(const struct pf_writer *w, uint64_t ns, bool interned)
 {
 	return field_size(TP_TIMESTAMP, ns - w->last_ns) + field_size(TP_SEQ_ID, w->seq_id) +
-	       field_size(TP_SEQ_FLAGS, SEQ_NEEDS);
+	       (interned ? field_size(TP_SEQ_FLAGS, SEQ_NEEDS) : 0);
 }
 
 /* Room for a call packet of pkt bytes, and its key, length and head. */
-static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, unsigned pkt)
+static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, bool interned, unsigned pkt)
 {
 	uint8_t *o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt));
 
@@ -99,7 +103,8 @@ static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, unsigned pkt)
 	o = put_key_len(o, TRACE_PACKET, pkt);
 	o = put_field(o, TP_TIMESTAMP, ns - w->last_ns);
 	o = put_field(o, TP_SEQ_ID, w->seq_id);
-	o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
+	if (interned)
+		o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
 	w->last_ns = ns;
 	return o;
 }
@@ -109,7 +114,7 @@ static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, unsigned pkt)
 static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
 {
 	unsigned te = field_size(TE_TYPE, SLICE_END) + field_size(TE_TRACK, track);
-	uint8_t *o = put_head(w, ns, head_size(w, ns) + nested_size(TP_TRACK_EVENT, te));
+	uint8_t *o = put_head(w, ns, false, head_size(w, ns, false) + nested_size(TP_TRACK_EVENT, te));
 
 	if (!o)
 		return;
@@ -130,25 +135,20 @@ static void flush_ends(struct pf_writer *w, uint64_t ns)
 
 /* ---- events ---- */
 
-/* A debug annotation: an integer, or an interned string's iid. */
-struct annotation {
-	unsigned name, field;
+/* A field of the call's io message (perfetto_int.h). */
+struct io_field {
+	unsigned field;
 	uint64_t v;
 };
-
-static inline unsigned annotation_size(const struct annotation *a)
-{
-	return field_size(DA_NAME_IID, a->name) + field_size(a->field, a->v);
-}
 
 static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
 {
 	struct pf_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
 	__u32 nstrings = dc_reader_nstrings(n->r);
-	struct annotation ann[6];
+	struct io_field io[5];
 	uint64_t track, name, cat = 0, path = 0;
-	unsigned na = 0, te, pkt;
+	unsigned nio = 0, io_len = 0, path_len = 0, te, pkt;
 	uint8_t *o;
 
 	flush_ends(w, wall_ns);
@@ -160,32 +160,35 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	if (e->path && e->path <= nstrings)
 		path = node_iid(w, n, e->path, IID_PATH);
 	/* req and ret only where they differ from bytes: a call that moved
-	 * what it asked for, and returned that, costs two annotations less. */
+	 * what it asked for, and returned that, costs two fields less. */
 	if (e->flags & DC_EV_FD)
-		ann[na++] = (struct annotation){ AN_FD, DA_INT, (uint64_t)(int64_t)e->fd };
+		io[nio++] = (struct io_field){ IO_fd, (uint64_t)(int64_t)e->fd };
 	if (e->req != e->bytes)
-		ann[na++] = (struct annotation){ AN_REQ, DA_INT, e->req };
-	ann[na++] = (struct annotation){ AN_BYTES, DA_INT, e->bytes };
+		io[nio++] = (struct io_field){ IO_req, e->req };
+	io[nio++] = (struct io_field){ IO_bytes, e->bytes };
 	if (e->flags & DC_EV_OFFSET)
-		ann[na++] = (struct annotation){ AN_OFFSET, DA_INT, (uint64_t)e->offset };
-	if (path)
-		ann[na++] = (struct annotation){ AN_PATH, DA_STRING_IID, path };
+		io[nio++] = (struct io_field){ IO_offset, (uint64_t)e->offset };
 	if (e->ret != (int64_t)e->bytes)
-		ann[na++] = (struct annotation){ AN_RET, DA_INT, (uint64_t)e->ret };
+		io[nio++] = (struct io_field){ IO_ret, (uint64_t)e->ret };
 	if (w->interned.oom) {
 		w->err = ENOMEM;
 		return -1;
 	}
 
-	te = field_size(TE_TYPE, SLICE_BEGIN) + field_size(TE_TRACK, track) + field_size(TE_NAME_IID, name);
+	for (unsigned i = 0; i < nio; i++)
+		io_len += field_size(io[i].field, io[i].v);
+	te = field_size(TE_TYPE, SLICE_BEGIN) + field_size(TE_TRACK, track) + field_size(TE_NAME_IID, name) +
+	     nested_size(TE_IO, io_len);
 	if (cat)
 		te += field_size(TE_CATEGORY_IIDS, cat);
-	for (unsigned i = 0; i < na; i++)
-		te += nested_size(TE_DEBUG, annotation_size(&ann[i]));
-	pkt = head_size(w, wall_ns) + nested_size(TP_TRACK_EVENT, te);
+	if (path) {
+		path_len = field_size(DA_NAME_IID, AN_PATH) + field_size(DA_STRING_IID, path);
+		te += nested_size(TE_DEBUG, path_len);
+	}
+	pkt = head_size(w, wall_ns, true) + nested_size(TP_TRACK_EVENT, te);
 	if (w->interned.len)
 		pkt += nested_size(TP_INTERNED, w->interned.len);
-	if (!(o = put_head(w, wall_ns, pkt)))
+	if (!(o = put_head(w, wall_ns, true, pkt)))
 		return -1;
 	if (w->interned.len) {
 		o = put_key_len(o, TP_INTERNED, w->interned.len);
@@ -198,10 +201,13 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	o = put_field(o, TE_NAME_IID, name);
 	if (cat)
 		o = put_field(o, TE_CATEGORY_IIDS, cat);
-	for (unsigned i = 0; i < na; i++) {
-		o = put_key_len(o, TE_DEBUG, annotation_size(&ann[i]));
-		o = put_field(o, DA_NAME_IID, ann[i].name);
-		o = put_field(o, ann[i].field, ann[i].v);
+	o = put_key_len(o, TE_IO, io_len);
+	for (unsigned i = 0; i < nio; i++)
+		o = put_field(o, io[i].field, io[i].v);
+	if (path) {
+		o = put_key_len(o, TE_DEBUG, path_len);
+		o = put_field(o, DA_NAME_IID, AN_PATH);
+		o = put_field(o, DA_STRING_IID, path);
 	}
 	w->o.len = (char *)o - w->o.buf;
 	if (dc_slice_ends_push(&w->ends, wall_ns + e->dur, track))

@@ -124,19 +124,31 @@ wait_detached() {
 # pftrace_decode TRACE TEXT: a Perfetto trace as protoc's text, its
 # compressed batches inflated first as trace_processor inflates them (what
 # tests/tools/pftrace_unpack.py found is in TEXT.batches), decoded with the
-# schema subset the repository carries (tests/perfetto); where Perfetto's
+# trace's io extension (tests/perfetto/datacrumbs_io.proto) over the schema
+# subset the repository carries (tests/perfetto/subset); where Perfetto's
 # whole schema is at hand ($DC_PERFETTO_PROTO, or the shared copy beside the
-# repository in CI), decoded with it too: the two texts must be the same,
-# which they are only while the subset names every field written.
+# repository in CI), decoded over it too: the two texts must be the same,
+# which they are only while the subset names every field written. The io
+# schema the trace carries for trace_processor must be datacrumbs_io.proto's.
 pftrace_decode() {
-	local subset=$DC_SRC/tests/perfetto/perfetto_subset.proto
+	local dir=$DC_SRC/tests/perfetto
 	local full=${DC_PERFETTO_PROTO:-$DC_SRC/../shared/perfetto/perfetto_trace.proto}
 	command -v protoc >/dev/null || fail "protoc not installed (Debian: protobuf-compiler)"
 	python3 "$DC_TOOLS/pftrace_unpack.py" "$1" "$2.unpacked" >"$2.batches" || return 1
-	protoc --decode=perfetto.protos.Trace -I "$(dirname "$subset")" "$subset" <"$2.unpacked" >"$2" || return 1
+	protoc --decode=perfetto.protos.Trace -I "$dir/subset" -I "$dir" "$dir/datacrumbs_io.proto" \
+		<"$2.unpacked" >"$2" || return 1
+	protoc --descriptor_set_out=/dev/stdout -I "$dir/subset" -I "$dir" "$dir/datacrumbs_io.proto" |
+		protoc --decode=perfetto.protos.FileDescriptorSet -I "$dir/subset" "$dir/subset/perfetto_trace.proto" \
+			>"$2.io" || return 1
+	python3 "$DC_TOOLS/pftrace_check.py" --io-schema "$2" "$2.io" >/dev/null || fail "$1: its io extension schema"
+	rm -f "$2.io"
 	[ -r "$full" ] || { rm -f "$2.unpacked"; return 0; }
-	protoc --decode=perfetto.protos.Trace -I "$(dirname "$full")" "$full" <"$2.unpacked" >"$2.full" || return 1
-	rm -f "$2.unpacked"
+	# The io extension imports its schema as perfetto_trace.proto.
+	mkdir -p "$2.schema"
+	ln -sf "$(realpath "$full")" "$2.schema/perfetto_trace.proto"
+	protoc --decode=perfetto.protos.Trace -I "$2.schema" -I "$dir" "$dir/datacrumbs_io.proto" \
+		<"$2.unpacked" >"$2.full" || return 1
+	rm -rf "$2.unpacked" "$2.schema"
 	cmp -s "$2" "$2.full" || { diff "$2" "$2.full" | head -5 >&2; fail "$1: the schema subset misses a field the full schema decodes"; }
 	rm -f "$2.full"
 }

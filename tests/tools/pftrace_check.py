@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """pftrace_check.py DECODED [JSON]: checks a Perfetto trace that protoc decoded
-(protoc --decode=perfetto.protos.Trace perfetto_trace.proto < trace) as a
+(protoc --decode=perfetto.protos.Trace datacrumbs_io.proto < trace) as a
 reader needs it: every interned id defined before its use (per packet
 sequence), every slice begun and ended on its track in stack order,
 timestamps never decreasing, no track described twice, one process track a
 pid and each thread track naming its process's pid. Prints
 "level name count bytes" per function; with JSON (dc-merge's JSON of the same
 job), checks that they equal the JSON's. --nest A,B,C: prints how many slices
-named C lie inside a B inside an A on one track."""
+named C lie inside a B inside an A on one track. --io-schema DECODED
+EXPECTED: checks only the trace's description of its io extension against
+EXPECTED (datacrumbs_io.proto's FileDescriptorSet, decoded by protoc)."""
 import fnmatch, json, re, sys
 
 
@@ -124,6 +126,10 @@ def check(packets, nest=None):
                     args[ann_names[aid]] = strings[sid]
                 else:
                     args[ann_names[aid]] = int(get(a, "int_value"))
+            io = get(te, "[datacrumbs.io]")
+            assert io is not None, "a call without its io fields (fd, bytes, offset...)"
+            for k, v in io:
+                args[k] = int(v)
             name = names[nid]
             t = totals.setdefault((cat, name), [0, 0])
             t[0] += 1
@@ -151,8 +157,36 @@ def json_totals(path):
     return t
 
 
+def io_schema(blocks):
+    """The io extension as a FileDescriptorSet describes it: its message's
+    fields and the extension itself, without what protoc adds (json names)."""
+    def strip(msg):
+        return [(k, strip(v) if isinstance(v, list) else v) for k, v in msg if k != "10"]
+    for f in blocks:
+        if get(f, "package") == '"datacrumbs"' or get(f, "package") == "datacrumbs":
+            return [strip(m) for m in all_of(f, "message_type")], [strip(x) for x in all_of(f, "extension")]
+    raise AssertionError("no datacrumbs file in the descriptor set")
+
+
+def check_io_schema(decoded, expected):
+    """--io-schema DECODED EXPECTED: the trace describes its io extension as
+    tests/perfetto/datacrumbs_io.proto does (EXPECTED: that file's
+    FileDescriptorSet decoded by protoc), which is what trace_processor
+    decodes the trace's io fields with."""
+    packets = [v for k, v in parse(open(decoded, encoding="utf-8").read()) if k == "packet"]
+    sets = [get(get(p, "extension_descriptor"), "extension_set") for p in packets if get(p, "extension_descriptor")]
+    assert sets, "the trace carries no ExtensionDescriptor for its io fields"
+    want = io_schema(all_of(parse(open(expected, encoding="utf-8").read()), "file"))
+    for s in sets:
+        assert io_schema(all_of(s, "file")) == want, "the trace's io schema differs from datacrumbs_io.proto"
+    print("ok: the io extension as datacrumbs_io.proto describes it, in %d descriptor(s)" % len(sets))
+
+
 def main():
     args = sys.argv[1:]
+    if args and args[0] == "--io-schema":
+        check_io_schema(args[1], args[2])
+        return
     nest = None
     if "--nest" in args:
         i = args.index("--nest")
