@@ -15,6 +15,9 @@
 #include "rank_ring.h"
 #include "recorder.h"
 
+/* What a rank's ring carries (libdcpmpi.so's wrapper sets), in messages. */
+#define WRAPPED "MPI-IO and HDF5 calls"
+
 /* Rings held at once: ranks per node, with room for ranks that crashed. */
 #define MAX_RINGS 1024
 /* Records taken from one ring per drain: a rank that writes as fast as the
@@ -65,38 +68,38 @@ int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, s
 
 	if (!rr || !rr->mask) {
 		close(fd);
-		snprintf(note, len, "ok; MPI-IO not recorded here (no wrapper set among the agent's probe sets)");
+		snprintf(note, len, "ok; its " WRAPPED " not recorded here (no wrapper set among the agent's probe sets)");
 		return 0;
 	}
 	if (rr->n == MAX_RINGS) {
 		close(fd);
-		snprintf(note, len, "ok; MPI-IO not recorded: the agent holds %d rings already", MAX_RINGS);
+		snprintf(note, len, "ok; its " WRAPPED " not recorded: the agent holds %d rings already", MAX_RINGS);
 		return -1;
 	}
 	if (fstat(fd, &st)) {
 		close(fd);
-		snprintf(note, len, "ok; MPI-IO not recorded: the ring cannot be looked at");
+		snprintf(note, len, "ok; its " WRAPPED " not recorded: the ring cannot be looked at");
 		return -1;
 	}
 	for (size_t i = 0; i < rr->n; i++) {
 		if (rr->rings[i].pid == pid) {
 			close(fd);
-			snprintf(note, len, "ok; MPI-IO already recorded through this rank's first ring");
+			snprintf(note, len, "ok; its " WRAPPED " already recorded through this rank's first ring");
 			return -1;
 		}
 		if (rr->rings[i].dev == st.st_dev && rr->rings[i].ino == st.st_ino) {
 			close(fd);
-			snprintf(note, len, "ok; MPI-IO not recorded: this ring is pid %u's already", rr->rings[i].pid);
+			snprintf(note, len, "ok; its " WRAPPED " not recorded: this ring is pid %u's already", rr->rings[i].pid);
 			return -1;
 		}
 	}
 	if (!(r = dc_ring_reader_open(fd, why, sizeof(why)))) {
-		snprintf(note, len, "ok; MPI-IO not recorded: %s", why);
+		snprintf(note, len, "ok; its " WRAPPED " not recorded: %s", why);
 		return -1;
 	}
 	dc_ring_reader_start(r, rr->mode == DC_MODE_PROFILE ? DC_RING_PROFILE : DC_RING_TRACE, rr->mask);
 	rr->rings[rr->n++] = (struct ring){ r, pid, st.st_dev, st.st_ino, dc_now_ns(CLOCK_MONOTONIC) };
-	snprintf(note, len, "ok; MPI-IO recorded");
+	snprintf(note, len, "ok; its " WRAPPED " recorded");
 	return 0;
 }
 
@@ -157,7 +160,8 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 
 static void report_damaged(const struct ring *g)
 {
-	fprintf(stderr, "dc-agent: warning: the MPI-IO ring of pid %u is damaged (%s): nothing more is read from it\n",
+	fprintf(stderr,
+		"dc-agent: warning: the ring of pid %u (its " WRAPPED ") is damaged (%s): nothing more is read from it\n",
 		g->pid, dc_ring_reader_problem(g->r));
 }
 
@@ -235,11 +239,11 @@ static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts)
 		snapshot_one(rr, g, ts);
 	lost = dc_ring_reader_lost(g->r);
 	if (lost)
-		fprintf(stderr, "dc-agent: warning: pid %u: %llu MPI-IO records lost (its ring was full); raise "
+		fprintf(stderr, "dc-agent: warning: pid %u: %llu records of its " WRAPPED " lost (its ring was full); raise "
 				"DC_RING_SLOTS in the job's environment\n",
 			g->pid, lost);
 	if (g->bad)
-		fprintf(stderr, "dc-agent: warning: pid %u: %llu MPI-IO records with impossible times dropped\n", g->pid,
+		fprintf(stderr, "dc-agent: warning: pid %u: %llu records of its " WRAPPED " with impossible times dropped\n", g->pid,
 			g->bad);
 	dc_ring_reader_free(g->r);
 	rr->rings[i] = rr->rings[--rr->n];
@@ -262,7 +266,7 @@ void dc_rank_rings_free(struct dc_rank_rings *rr, __u64 ts)
 	while (rr->n)
 		let_go(rr, rr->n - 1, ts);
 	if (rr->unasked)
-		fprintf(stderr, "dc-agent: warning: %llu MPI-IO records of calls not asked for were dropped\n",
+		fprintf(stderr, "dc-agent: warning: %llu records of " WRAPPED " not asked for were dropped\n",
 			rr->unasked);
 	free(rr);
 }

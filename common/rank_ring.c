@@ -137,19 +137,19 @@ struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen)
 	 * file under the agent's mapping and fault it. */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return refuse(r, why, whylen, "the MPI-IO ring is not a memfd sealed against shrinking");
+		return refuse(r, why, whylen, "the rank's ring is not a memfd sealed against shrinking");
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < DC_RING_HEAD_SIZE ||
 	    (size_t)st.st_size > ring_size(DC_RING_SLOTS_MAX))
-		return refuse(r, why, whylen, "the MPI-IO ring has an impossible size");
+		return refuse(r, why, whylen, "the rank's ring has an impossible size");
 	r->size = st.st_size;
 	r->h = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->h == MAP_FAILED) {
 		r->h = NULL;
-		return refuse(r, why, whylen, "the MPI-IO ring cannot be mapped");
+		return refuse(r, why, whylen, "the rank's ring cannot be mapped");
 	}
 	memcpy(&copy, r->h, sizeof(copy));
 	if (copy.magic != DC_RING_MAGIC || copy.version != DC_RING_VERSION || copy.slot_size != DC_RING_SLOT_SIZE)
-		return refuse(r, why, whylen, "the MPI-IO ring is of another version (libdcpmpi.so and dc-agent differ)");
+		return refuse(r, why, whylen, "the rank's ring is of another version (libdcpmpi.so and dc-agent differ)");
 	if (!copy.nslots || copy.nslots > DC_RING_SLOTS_MAX || (copy.nslots & (copy.nslots - 1)) ||
 	    ring_size(copy.nslots) != r->size)
 		return refuse(r, why, whylen, "the MPI-IO ring's slot count does not match its size");
