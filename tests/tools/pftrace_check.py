@@ -163,7 +163,7 @@ def io_schema(blocks):
     def strip(msg):
         return [(k, strip(v) if isinstance(v, list) else v) for k, v in msg if k != "10"]
     for f in blocks:
-        if get(f, "package") == '"datacrumbs"' or get(f, "package") == "datacrumbs":
+        if get(f, "package") == "datacrumbs":
             return [strip(m) for m in all_of(f, "message_type")], [strip(x) for x in all_of(f, "extension")]
     raise AssertionError("no datacrumbs file in the descriptor set")
 
