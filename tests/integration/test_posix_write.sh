@@ -24,6 +24,17 @@ assert_eq "$(calls posix close "$f")" "1 0 0" "libc close"
 assert_eq "$(calls syscall close "$f")" "0 0 0" "no close reported twice"
 assert_eq "$(lost_events)" "0" "lost events"
 
+# The node's topology, from hwloc's core discovery (the agent loads none of
+# its plugins): the processing units online, and the memory /proc sees.
+topo=$(grep '^topology ' "$DUMP")
+assert_eq "$(echo "$topo" | grep -o ' pus=[0-9]*')" " pus=$(getconf _NPROCESSORS_ONLN)" "topology: processing units"
+mem=$(echo "$topo" | sed -n 's/.* memory_mb=\([0-9]*\).*/\1/p')
+total=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+[ -n "$mem" ] && [ $((mem * 100)) -ge $((total * 99)) ] && [ $((mem * 100)) -le $((total * 101)) ] ||
+	fail "topology: memory_mb=$mem, /proc/meminfo says $total MiB"
+echo "ok: topology: memory $mem MiB of $total"
+echo "$topo" | grep -Eq ' packages=[1-9][0-9]* numa=[1-9][0-9]* cores=[1-9][0-9]* ' || fail "topology: $topo"
+
 # Calls of the unrelated process are absent, by path and by pid.
 assert_eq "$(calls posix write "^$TMP/other/" | cut -d' ' -f1)" "0" "writes of the untraced process"
 assert_eq "$(grep -c " pid=$other " "$DUMP" || true)" "0" "events of the untraced pid"
