@@ -1,4 +1,4 @@
-# Sourced by the benchmarks that time BPF programs.
+# Sourced by every benchmark: definitions only.
 
 # The kernel's per-program accounting (kernel.bpf_stats_enabled=1, left on
 # by a `bpftool prog show` session) adds two clock reads to every program

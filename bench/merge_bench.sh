@@ -13,6 +13,7 @@
 # write speed is part of the figure.
 # Usage: merge_bench.sh BUILD_DIR [NODES] [EVENTS_PER_NODE] [DIR] [ROUNDS]
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:?usage: merge_bench.sh BUILD_DIR [NODES] [EVENTS_PER_NODE] [DIR] [ROUNDS]}
 nodes=${2:-16}
 per_node=${3:-2000000}
@@ -40,7 +41,6 @@ merge_once() { # job format
 		-q --no-progress 2>&1 >/dev/null | tail -1
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 "$build/bench/gen_nodefiles" "$dir/in" big "$nodes" "$per_node"
 "$build/bench/gen_nodefiles" "$dir/in" small "$nodes" "$small"

@@ -18,6 +18,7 @@
 #   defaults: 1000000 events a node, "8 64 512", a new folder in /tmp, 3.
 #   512 x 1M events needs about 45 GB in DIR and a few minutes.
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:?usage: merge_scale.sh BUILD_DIR [EVENTS_PER_NODE] [NODE_COUNTS] [DIR] [ROUNDS]}
 per_node=${2:-1000000}
 counts=${3:-8 64 512}
@@ -34,7 +35,6 @@ fi
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Median seconds of a command run ROUNDS times.
 timed() {
