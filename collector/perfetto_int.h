@@ -43,8 +43,8 @@ enum {
  * "io" at field TE_IO (of Perfetto's extension range 1000-9999, in its
  * unallocated part): 4 bytes for the message, then 1 byte of key and the
  * value for each field, where a debug annotation costs 5 bytes and its
- * value. The trace carries the extension's
- * descriptor (an ExtensionDescriptor packet, pf_io_descriptor), with which
+ * value. The trace carries the extension's descriptor (an
+ * ExtensionDescriptor packet, perfetto_tracks.c), with which
  * trace_processor and the UI show the fields as args io.fd, io.req,
  * io.bytes, io.offset and io.ret; tests/perfetto/datacrumbs_io.proto is the
  * same schema for protoc. The path stays an interned debug annotation.
