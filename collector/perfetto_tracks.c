@@ -6,12 +6,14 @@
  * and the facts track (lost events, cut files) at the top.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hashtab.h"
 #include "perfetto_int.h"
+#include "test_hooks.h"
 
 /* By AN_* value. */
 static const char *const annotation_names[] = { "", "path" };
@@ -38,13 +40,12 @@ void pf_emit_packet(struct pf_writer *w)
 	pb_reset(&w->pkt);
 }
 
-/* A packet of the sequence at time ns (a delta from the packet before). */
 void pf_begin_packet(struct pf_writer *w, uint64_t ns)
 {
 	pb_reset(&w->pkt);
-	pb_uint(&w->pkt, TP_TIMESTAMP, ns - w->last_ns);
-	w->last_ns = ns;
-	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
+	pb_uint(&w->pkt, TP_TIMESTAMP, ns - w->main.last_ns);
+	w->main.last_ns = ns;
+	pb_uint(&w->pkt, TP_SEQ_ID, w->main.id);
 	pb_uint(&w->pkt, TP_SEQ_FLAGS, SEQ_NEEDS);
 }
 
@@ -107,46 +108,66 @@ static void io_descriptor_packet(struct pf_writer *w)
 	free(msg.p);
 	free(field.p);
 	pb_reset(&w->pkt);
-	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
+	pb_uint(&w->pkt, TP_SEQ_ID, w->main.id);
 	pb_msg(&w->pkt, TP_EXTENSION_DESCRIPTOR, &w->te);
 	pf_emit_packet(w);
 }
 
-/* The first packet: state cleared, the clock, the annotation names, and a
- * root descriptor that orders processes explicitly. */
-void pf_first_packet(struct pf_writer *w)
+/* A sequence's first packet's head: its state cleared; clock 64 is ns
+ * deltas from ns on REALTIME (a sequence's own clock, as Perfetto's clocks
+ * 64-127 are), the clock of every packet after unless it names another. */
+static void sequence_head(struct pf_writer *w, const struct pf_seq *s, uint64_t ns, bool primary)
 {
 	struct pb *p = &w->pkt;
 
 	pb_reset(p);
-	pb_uint(p, TP_SEQ_ID, w->seq_id);
+	pb_uint(p, TP_SEQ_ID, s->id);
 	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED | SEQ_NEEDS);
 	pb_uint(p, TP_FIRST_ON_SEQ, 1);
-	/* Clock 64: ns deltas, starting at the job's origin on REALTIME. */
 	pb_reset(&w->sub);
 	pb_uint(&w->sub, CLOCK_ID, CLOCK_OURS);
-	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
+	pb_uint(&w->sub, CLOCK_TIMESTAMP, ns);
 	pb_uint(&w->sub, CLOCK_INCREMENTAL, 1);
 	pb_reset(&w->te);
 	pb_msg(&w->te, CS_CLOCKS, &w->sub);
 	pb_reset(&w->sub);
 	pb_uint(&w->sub, CLOCK_ID, CLOCK_REALTIME_ID);
-	pb_uint(&w->sub, CLOCK_TIMESTAMP, w->job->origin_ns);
+	pb_uint(&w->sub, CLOCK_TIMESTAMP, ns);
 	pb_msg(&w->te, CS_CLOCKS, &w->sub);
-	pb_uint(&w->te, CS_PRIMARY_CLOCK, CLOCK_REALTIME_ID);
+	if (primary)
+		pb_uint(&w->te, CS_PRIMARY_CLOCK, CLOCK_REALTIME_ID);
 	pb_msg(p, TP_CLOCK_SNAPSHOT, &w->te);
+}
+
+/* The defaults (clock 64, and the track unless it is 0) and the annotation
+ * names, into the sequence's first packet, which is then written. */
+static void sequence_defaults(struct pf_writer *w, uint64_t track)
+{
 	pb_reset(&w->te);
 	pb_uint(&w->te, DEF_CLOCK_ID, CLOCK_OURS);
-	pb_msg(p, TP_DEFAULTS, &w->te);
+	if (track) {
+		pb_reset(&w->sub);
+		pb_uint(&w->sub, TED_TRACK, track);
+		pb_msg(&w->te, DEF_TRACK_EVENT, &w->sub);
+	}
+	pb_msg(&w->pkt, TP_DEFAULTS, &w->te);
 	for (unsigned i = 1; i < sizeof(annotation_names) / sizeof(annotation_names[0]); i++)
 		pf_intern_entry(w, ID_ANNOTATION_NAMES, i, annotation_names[i]);
 	pf_put_interned(w);
-	w->last_ns = w->job->origin_ns;
 	pf_emit_packet(w);
+}
+
+void pf_first_packet(struct pf_writer *w)
+{
+	struct pb *p = &w->pkt;
+
+	sequence_head(w, &w->main, w->job->origin_ns, true);
+	w->main.last_ns = w->job->origin_ns;
+	sequence_defaults(w, 0);
 	io_descriptor_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
 	pb_reset(p);
-	pb_uint(p, TP_SEQ_ID, w->seq_id);
+	pb_uint(p, TP_SEQ_ID, w->main.id);
 	pb_reset(&w->te);
 	pb_uint(&w->te, TD_UUID, 0);
 	pb_uint(&w->te, TD_PROCESS_ORDERING, 1);
@@ -154,10 +175,16 @@ void pf_first_packet(struct pf_writer *w)
 	pf_emit_packet(w);
 }
 
+void pf_thread_sequence(struct pf_writer *w, const struct pf_thread *t, uint64_t ns)
+{
+	sequence_head(w, t->seq, ns, false);
+	sequence_defaults(w, t->uuid);
+}
+
 void pf_descriptor(struct pf_writer *w, const struct pb *td)
 {
 	pb_reset(&w->pkt);
-	pb_uint(&w->pkt, TP_SEQ_ID, w->seq_id);
+	pb_uint(&w->pkt, TP_SEQ_ID, w->main.id);
 	pb_msg(&w->pkt, TP_TRACK_DESCRIPTOR, td);
 	pf_emit_packet(w);
 }
@@ -200,29 +227,62 @@ uint64_t pf_process_track(struct pf_writer *w, const struct dc_node *n, __u32 pi
 	return uuid;
 }
 
-uint64_t pf_thread_track(struct pf_writer *w, const struct dc_node *n, __u32 pid, __u32 tid)
+/* The next thread's sequence: its own, while the file has ids left. */
+static void thread_sequence(struct pf_writer *w, struct pf_thread *t)
 {
-	uint64_t key = (uint64_t)n->index << 32 | tid, uuid, parent;
+	t->seq = &w->main;
+	if (w->next_seq < w->seq_end && !dc_test_pf_shared_seq()) {
+		t->own.id = w->next_seq++;
+		t->seq = &t->own;
+	}
+}
+
+struct pf_thread *pf_thread_track(struct pf_writer *w, const struct dc_node *n, __u32 pid, __u32 tid,
+				  uint64_t ns)
+{
+	uint64_t key = (uint64_t)n->index << 32 | tid, i, parent;
+	struct pf_thread *t;
 	char name[64];
 
-	if (dc_hashtab_get(w->tracks, key, K_THREAD, &uuid))
-		return uuid;
+	if (dc_hashtab_get(w->tracks, key, K_THREAD, &i))
+		return w->threads[i];
+	if (w->nthreads == w->threads_cap) {
+		size_t cap = w->threads_cap ? 2 * w->threads_cap : 64;
+		struct pf_thread **v = realloc(w->threads, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		w->threads = v;
+		w->threads_cap = cap;
+	}
+	if (!(t = calloc(1, sizeof(*t))))
+		return NULL;
 	parent = pf_process_track(w, n, pid);
-	uuid = w->next_uuid++;
-	dc_hashtab_put(w->tracks, key, K_THREAD, uuid);
+	t->uuid = w->next_uuid++;
+	thread_sequence(w, t);
+	if (dc_hashtab_put(w->tracks, key, K_THREAD, w->nthreads)) {
+		free(t);
+		return NULL;
+	}
+	t->index = w->nthreads;
+	w->threads[w->nthreads++] = t;
 	pb_reset(&w->te);
-	pb_uint(&w->te, TD_UUID, uuid);
+	pb_uint(&w->te, TD_UUID, t->uuid);
 	pb_uint(&w->te, TD_PARENT, parent);
 	pb_reset(&w->sub);
 	/* Perfetto's pids and tids are per trace: a node's own numbers could
 	 * collide with another node's, so they go in the name only. */
 	pb_uint(&w->sub, THD_PID, (uint32_t)parent);
-	pb_uint(&w->sub, THD_TID, (uint32_t)uuid);
+	pb_uint(&w->sub, THD_TID, (uint32_t)t->uuid);
 	snprintf(name, sizeof(name), "%s %u", tid == pid ? "main" : "thread", tid);
 	pb_str(&w->sub, THD_NAME, name);
 	pb_msg(&w->te, TD_THREAD, &w->sub);
 	pf_descriptor(w, &w->te);
-	return uuid;
+	if (t->seq == &t->own) {
+		t->own.last_ns = ns;
+		pf_thread_sequence(w, t, ns);
+	}
+	return t;
 }
 
 /* What a user should see first: lost events, files cut short, skipped
@@ -261,7 +321,7 @@ void pf_facts(struct pf_writer *w)
 		}
 		if (!k)
 			continue;
-		pf_begin_packet(w, w->last_ns);
+		pf_begin_packet(w, w->main.last_ns);
 		pb_reset(&w->te);
 		pb_uint(&w->te, TE_TYPE, INSTANT);
 		pb_uint(&w->te, TE_TRACK, w->facts_uuid);

@@ -5,18 +5,22 @@
  * size. Field numbers are those of Perfetto's perfetto_trace.proto; the
  * tests decode every trace with protoc against that schema.
  *
- * One packet sequence (id 1). Its first packet clears the incremental state,
- * defines clock 64 as an incremental clock in nanoseconds (every packet's
- * timestamp is a delta from the one before) tied to REALTIME, and defines
- * the debug annotation names; the next describes the io extension
- * (perfetto_int.h). Event names, categories (the levels) and paths are
- * interned the first time they are used. A process is a track, with its
- * threads as child tracks; a call is a slice begin on its thread's track,
- * with fd, req (bytes asked), bytes (moved), offset and ret in its io
- * message and the path as a debug annotation, and a slice end, written
- * when the merge's time passes it: begins and ends go out in time order,
- * so every delta is >= 0. req and ret are left out where they equal bytes
- * (a call that moved what it asked for and returned that).
+ * The file's own packet sequence (id 1) holds what is not a thread's call.
+ * Its first packet clears the incremental state, defines clock 64 as an
+ * incremental clock in nanoseconds (every packet's timestamp is a delta
+ * from the sequence's packet before) tied to REALTIME, and defines the
+ * debug annotation names; the next describes the io extension
+ * (perfetto_int.h). A process is a track, with its threads as child
+ * tracks. Each thread's calls are a sequence of their own, begun as the
+ * file's (its own clock 64) with the thread's track as the default, so that
+ * no call names its track (perfetto_tracks.c). Event names, categories (the
+ * levels) and paths are numbered once per file and interned on each
+ * sequence the first time it uses them. A call is a slice begin with fd,
+ * req (bytes asked), bytes (moved), offset and ret in its io message and
+ * the path as a debug annotation, and a slice end, written when the
+ * merge's time passes it: begins and ends go out in time order, so every
+ * delta is >= 0. req and ret are left out where they equal bytes (a call
+ * that moved what it asked for and returned that).
  * PROFILE totals are counter tracks (calls per process and function).
  * Lost events and incomplete node files are instants on a "DataCrumbs"
  * track, where a user sees them first.
@@ -39,9 +43,24 @@
 #include "perfetto_int.h"
 
 
-enum { IID_NAME, IID_CAT, IID_PATH };
+static const unsigned iid_fields[IID_KINDS] = { ID_NAMES, ID_CATEGORIES, ID_STRINGS };
 
-static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field, const char *text);
+static struct dc_strings *strings_of(struct pf_writer *w, int kind)
+{
+	return kind == IID_NAME ? &w->names : kind == IID_CAT ? &w->cats : &w->paths;
+}
+
+/* iid of text as a kind of string (0 out of memory). */
+static uint64_t iid_of(struct pf_writer *w, int kind, const char *text)
+{
+	uint32_t i = dc_strings_intern(strings_of(w, kind), text);
+
+	if (i == UINT32_MAX) {
+		w->err = ENOMEM;
+		return 0;
+	}
+	return i + 1;
+}
 
 /* A node's empty category or path: no category, no path annotation. */
 #define NO_IID UINT32_MAX
@@ -53,46 +72,80 @@ static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field
  */
 static uint64_t node_iid(struct pf_writer *w, const struct dc_node *n, __u32 id, int kind)
 {
-	static const unsigned fields[3] = { ID_NAMES, ID_CATEGORIES, ID_STRINGS };
-	struct dc_strings *t = kind == IID_NAME ? &w->names : kind == IID_CAT ? &w->cats : &w->paths;
 	uint32_t *slot = &w->iids[kind][n->index][id];
 
 	if (!*slot) {
 		const char *s = dc_reader_string(n->r, id);
 
-		*slot = kind != IID_NAME && !*s ? NO_IID : (uint32_t)iid_of(w, t, fields[kind], s);
+		*slot = kind != IID_NAME && !*s ? NO_IID : (uint32_t)iid_of(w, kind, s);
 	}
 	return *slot == NO_IID ? 0 : *slot;
 }
 
-/* iid of text in table t; new ones are defined in this packet's interned data. */
-static uint64_t iid_of(struct pf_writer *w, struct dc_strings *t, unsigned field, const char *text)
+/* Adds iid to b: 1 if it was not there, 0 if it was, -1 out of memory. */
+static int bits_add(struct pf_bits *b, uint64_t iid)
 {
-	size_t before = t->n;
-	uint32_t i = dc_strings_intern(t, text);
+	size_t page = iid / PF_PAGE_BITS, word = iid % PF_PAGE_BITS / 64;
+	uint64_t bit = 1ull << iid % 64;
 
-	if (i == UINT32_MAX) {
+	if (page >= b->npages) {
+		size_t n = b->npages ? b->npages : 1;
+		uint64_t **v;
+
+		while (n <= page)
+			n *= 2;
+		if (!(v = realloc(b->pages, n * sizeof(*v))))
+			return -1;
+		memset(v + b->npages, 0, (n - b->npages) * sizeof(*v));
+		b->pages = v;
+		b->npages = n;
+	}
+	if (!b->pages[page] && !(b->pages[page] = calloc(PF_PAGE_BITS / 64, sizeof(uint64_t))))
+		return -1;
+	if (b->pages[page][word] & bit)
+		return 0;
+	b->pages[page][word] |= bit;
+	return 1;
+}
+
+/* iid, defined on sequence s (in this packet's interned data) the first
+ * time s uses it. */
+static uint64_t on_seq(struct pf_writer *w, struct pf_seq *s, int kind, uint64_t iid)
+{
+	int added;
+
+	if (!iid)
+		return 0;
+	if ((added = bits_add(&s->defined[kind], iid)) < 0) {
 		w->err = ENOMEM;
 		return 0;
 	}
-	if (t->n > before)
-		pf_intern_entry(w, field, i + 1, text);
-	return i + 1;
+	if (added)
+		pf_intern_entry(w, iid_fields[kind], iid, strings_of(w, kind)->v[iid - 1]);
+	return iid;
 }
 
-/* Every call packet begins so: its timestamp (a delta from the packet
- * before), the sequence, and, for a slice begin, which names interned
- * strings, its flags. A slice end uses no interned data (as Perfetto's own
- * examples write it): its flags would say nothing a reader needs, in a
- * sequence whose state was cleared at its first packet and never lost. */
-static inline unsigned head_size(const struct pf_writer *w, uint64_t ns, bool interned)
+/* The track a thread's packets name: none on its own sequence, whose
+ * default it is. */
+static inline uint64_t named_track(const struct pf_thread *t)
 {
-	return field_size(TP_TIMESTAMP, ns - w->last_ns) + field_size(TP_SEQ_ID, w->seq_id) +
+	return t->seq == &t->own ? 0 : t->uuid;
+}
+
+/* Every call packet begins so: its timestamp (a delta from its sequence's
+ * packet before), the sequence, and, for a slice begin, which names
+ * interned strings, its flags. A slice end uses no interned data (as
+ * Perfetto's own examples write it): its flags would say nothing a reader
+ * needs, in a sequence whose state was cleared at its first packet and
+ * never lost. */
+static inline unsigned head_size(const struct pf_seq *s, uint64_t ns, bool interned)
+{
+	return field_size(TP_TIMESTAMP, ns - s->last_ns) + field_size(TP_SEQ_ID, s->id) +
 	       (interned ? field_size(TP_SEQ_FLAGS, SEQ_NEEDS) : 0);
 }
 
 /* Room for a call packet of pkt bytes, and its key, length and head. */
-static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, bool interned, unsigned pkt)
+static inline uint8_t *put_head(struct pf_writer *w, struct pf_seq *s, uint64_t ns, bool interned, unsigned pkt)
 {
 	uint8_t *o = (uint8_t *)reserve(&w->o, nested_size(TRACE_PACKET, pkt));
 
@@ -101,26 +154,28 @@ static inline uint8_t *put_head(struct pf_writer *w, uint64_t ns, bool interned,
 		return NULL;
 	}
 	o = put_key_len(o, TRACE_PACKET, pkt);
-	o = put_field(o, TP_TIMESTAMP, ns - w->last_ns);
-	o = put_field(o, TP_SEQ_ID, w->seq_id);
+	o = put_field(o, TP_TIMESTAMP, ns - s->last_ns);
+	o = put_field(o, TP_SEQ_ID, s->id);
 	if (interned)
 		o = put_field(o, TP_SEQ_FLAGS, SEQ_NEEDS);
-	w->last_ns = ns;
+	s->last_ns = ns;
 	return o;
 }
 
-/* A slice end on track at ns: the head, and a TrackEvent of its type and
- * track. */
-static void end_packet(struct pf_writer *w, uint64_t ns, uint64_t track)
+/* A slice end of thread t at ns: the head, and a TrackEvent of its type
+ * (and track, on a shared sequence). */
+static void end_packet(struct pf_writer *w, uint64_t ns, struct pf_thread *t)
 {
-	unsigned te = field_size(TE_TYPE, SLICE_END) + field_size(TE_TRACK, track);
-	uint8_t *o = put_head(w, ns, false, head_size(w, ns, false) + nested_size(TP_TRACK_EVENT, te));
+	uint64_t track = named_track(t);
+	unsigned te = field_size(TE_TYPE, SLICE_END) + (track ? field_size(TE_TRACK, track) : 0);
+	uint8_t *o = put_head(w, t->seq, ns, false, head_size(t->seq, ns, false) + nested_size(TP_TRACK_EVENT, te));
 
 	if (!o)
 		return;
 	o = put_key_len(o, TP_TRACK_EVENT, te);
 	o = put_field(o, TE_TYPE, SLICE_END);
-	o = put_field(o, TE_TRACK, track);
+	if (track)
+		o = put_field(o, TE_TRACK, track);
 	w->o.len = (char *)o - w->o.buf;
 }
 
@@ -130,7 +185,7 @@ static void flush_ends(struct pf_writer *w, uint64_t ns)
 	struct dc_slice_end e;
 
 	while (dc_slice_ends_pop_by(&w->ends, ns, &e))
-		end_packet(w, e.ns, e.track);
+		end_packet(w, e.ns, w->threads[e.track]);
 }
 
 /* ---- events ---- */
@@ -147,18 +202,26 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	const struct dc_func *f = dc_node_func(n, e->func);
 	__u32 nstrings = dc_reader_nstrings(n->r);
 	struct io_field io[5];
+	struct pf_thread *t;
+	struct pf_seq *s;
 	uint64_t track, name, cat = 0, path = 0;
 	unsigned nio = 0, io_len = 0, path_len = 0, te, pkt;
 	uint8_t *o;
 
 	flush_ends(w, wall_ns);
-	track = pf_thread_track(w, n, e->pid, e->tid);
-	/* Interned first: a string new to the trace is defined in this packet. */
-	name = f && f->name <= nstrings ? node_iid(w, n, f->name, IID_NAME) : iid_of(w, &w->names, ID_NAMES, "unknown");
+	if (!(t = pf_thread_track(w, n, e->pid, e->tid, wall_ns))) {
+		w->err = ENOMEM;
+		return -1;
+	}
+	s = t->seq;
+	track = named_track(t);
+	/* Interned first: a string new to the sequence is defined in this packet. */
+	name = on_seq(w, s, IID_NAME,
+		      f && f->name <= nstrings ? node_iid(w, n, f->name, IID_NAME) : iid_of(w, IID_NAME, "unknown"));
 	if (f && f->category <= nstrings)
-		cat = node_iid(w, n, f->category, IID_CAT);
+		cat = on_seq(w, s, IID_CAT, node_iid(w, n, f->category, IID_CAT));
 	if (e->path && e->path <= nstrings)
-		path = node_iid(w, n, e->path, IID_PATH);
+		path = on_seq(w, s, IID_PATH, node_iid(w, n, e->path, IID_PATH));
 	/* req and ret only where they differ from bytes: a call that moved
 	 * what it asked for, and returned that, costs two fields less. */
 	if (e->flags & DC_EV_FD)
@@ -170,6 +233,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		io[nio++] = (struct io_field){ IO_offset, (uint64_t)e->offset };
 	if (e->ret != (int64_t)e->bytes)
 		io[nio++] = (struct io_field){ IO_ret, (uint64_t)e->ret };
+	if (w->err)
+		return -1;
 	if (w->interned.oom) {
 		w->err = ENOMEM;
 		return -1;
@@ -177,18 +242,18 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 
 	for (unsigned i = 0; i < nio; i++)
 		io_len += field_size(io[i].field, io[i].v);
-	te = field_size(TE_TYPE, SLICE_BEGIN) + field_size(TE_TRACK, track) + field_size(TE_NAME_IID, name) +
-	     nested_size(TE_IO, io_len);
+	te = field_size(TE_TYPE, SLICE_BEGIN) + (track ? field_size(TE_TRACK, track) : 0) +
+	     field_size(TE_NAME_IID, name) + nested_size(TE_IO, io_len);
 	if (cat)
 		te += field_size(TE_CATEGORY_IIDS, cat);
 	if (path) {
 		path_len = field_size(DA_NAME_IID, AN_PATH) + field_size(DA_STRING_IID, path);
 		te += nested_size(TE_DEBUG, path_len);
 	}
-	pkt = head_size(w, wall_ns, true) + nested_size(TP_TRACK_EVENT, te);
+	pkt = head_size(s, wall_ns, true) + nested_size(TP_TRACK_EVENT, te);
 	if (w->interned.len)
 		pkt += nested_size(TP_INTERNED, w->interned.len);
-	if (!(o = put_head(w, wall_ns, true, pkt)))
+	if (!(o = put_head(w, s, wall_ns, true, pkt)))
 		return -1;
 	if (w->interned.len) {
 		o = put_key_len(o, TP_INTERNED, w->interned.len);
@@ -197,7 +262,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	}
 	o = put_key_len(o, TP_TRACK_EVENT, te);
 	o = put_field(o, TE_TYPE, SLICE_BEGIN);
-	o = put_field(o, TE_TRACK, track);
+	if (track)
+		o = put_field(o, TE_TRACK, track);
 	o = put_field(o, TE_NAME_IID, name);
 	if (cat)
 		o = put_field(o, TE_CATEGORY_IIDS, cat);
@@ -210,7 +276,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = put_field(o, DA_STRING_IID, path);
 	}
 	w->o.len = (char *)o - w->o.buf;
-	if (dc_slice_ends_push(&w->ends, wall_ns + e->dur, track))
+	if (dc_slice_ends_push(&w->ends, wall_ns + e->dur, t->index))
 		w->err = ENOMEM;
 	if (w->o.err && !w->err) /* the writing thread's failure (a full disk) */
 		w->err = w->o.err;
@@ -254,9 +320,18 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 	return w->err ? -1 : 0;
 }
 
+static void free_seq(struct pf_seq *s)
+{
+	for (int k = 0; k < IID_KINDS; k++) {
+		for (size_t i = 0; i < s->defined[k].npages; i++)
+			free(s->defined[k].pages[i]);
+		free(s->defined[k].pages);
+	}
+}
+
 static void free_writer(struct pf_writer *w)
 {
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < IID_KINDS; k++) {
 		for (size_t i = 0; w->iids[k] && w->job && i < w->job->nnodes; i++)
 			free(w->iids[k][i]);
 		free(w->iids[k]);
@@ -265,12 +340,33 @@ static void free_writer(struct pf_writer *w)
 
 	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
 		free(bufs[i]->p);
+	for (size_t i = 0; i < w->nthreads; i++) {
+		free_seq(&w->threads[i]->own);
+		free(w->threads[i]);
+	}
+	free(w->threads);
+	free_seq(&w->main);
 	dc_strings_free(&w->names);
 	dc_strings_free(&w->cats);
 	dc_strings_free(&w->paths);
 	dc_hashtab_free(w->tracks);
 	dc_slice_ends_free(&w->ends);
 	free(w);
+}
+
+/* The file's sequence ids (perfetto_int.h): its own, and its threads'. */
+static void number_sequences(struct pf_writer *w, const struct dc_job *job)
+{
+	const struct dc_node *part = job->part;
+
+	w->main.id = part ? 2 + (uint64_t)part->index : 1;
+	if (!part) {
+		w->next_seq = 2;
+		w->seq_end = (uint64_t)UINT32_MAX + 1;
+	} else if (job->nnodes < PART_SEQ_NODES) {
+		w->next_seq = (((uint64_t)part->index + 1) << PART_SEQ_SHIFT) + 1;
+		w->seq_end = ((uint64_t)part->index + 2) << PART_SEQ_SHIFT;
+	}
 }
 
 static void *open_writer(const char *path, int fd, const struct dc_job *job, bool deflated, char *err,
@@ -282,7 +378,7 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, boo
 
 	if (w)
 		w->job = job;
-	for (int k = 0; ok && k < 3; k++) {
+	for (int k = 0; ok && k < IID_KINDS; k++) {
 		ok = (w->iids[k] = calloc(job->nnodes + 1, sizeof(*w->iids[k]))) != NULL;
 		for (size_t i = 0; ok && i < job->nnodes; i++)
 			ok = (w->iids[k][i] = calloc(dc_reader_nstrings(job->nodes[i].r) + 1, sizeof(uint32_t))) != NULL;
@@ -297,7 +393,7 @@ static void *open_writer(const char *path, int fd, const struct dc_job *job, boo
 		free_writer(w);
 		return NULL;
 	}
-	w->seq_id = job->part ? 2 + (uint64_t)job->part->index : 1;
+	number_sequences(w, job);
 	w->facts_uuid = job->part ? ((uint64_t)job->part->index + 1) << PART_UUID_SHIFT : FACTS_UUID;
 	w->next_uuid = w->facts_uuid + 1;
 	return w;

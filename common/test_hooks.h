@@ -17,6 +17,11 @@
  * agent's ring buffers at random, not their CPU's, so that one thread's
  * records reach the agent in any order, as they do when threads move
  * between CPUs, and only the agent's time-ordered merge puts them right.
+ *
+ * DC_TEST_PF_SHARED_SEQ=1: dc-merge -f perfetto writes every thread's calls
+ * on the file's own packet sequence, each packet naming its track, as it
+ * does for the threads past the sequence ids a file has
+ * (collector/perfetto_int.h).
  */
 #ifndef DC_TEST_HOOKS_H
 #define DC_TEST_HOOKS_H
@@ -54,15 +59,27 @@ static inline int dc_test_feature_off(const char *name)
 	return 0;
 }
 
-static inline int dc_test_ring_scatter(void)
+/* A test switch: the variable name is set to 1. */
+static inline int dc_test_switch(const char *name)
 {
 #ifdef DC_TEST_HOOKS
-	const char *s = getenv("DC_TEST_RING_SCATTER");
+	const char *s = getenv(name);
 
 	return s && strcmp(s, "1") == 0;
 #else
+	(void)name;
 	return 0;
 #endif
+}
+
+static inline int dc_test_ring_scatter(void)
+{
+	return dc_test_switch("DC_TEST_RING_SCATTER");
+}
+
+static inline int dc_test_pf_shared_seq(void)
+{
+	return dc_test_switch("DC_TEST_PF_SHARED_SEQ");
 }
 
 #endif

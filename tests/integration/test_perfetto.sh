@@ -19,6 +19,7 @@ decode pf.pftrace pf.txt || fail "protoc cannot decode the trace"
 python3 "$DC_TOOLS/pftrace_check.py" pf.txt pf.json >check.txt || { tail -5 check.txt; fail "perfetto trace check"; }
 assert_contains check.txt "ok: same calls and bytes as the JSON" "calls and bytes per function equal the JSON's"
 assert_eq "$(grep '^posix write ' check.txt)" "posix write 1014 4103777" "libc writes and their bytes"
+assert_contains check.txt "naming their track 0" "each thread's calls on its own sequence, its track the default"
 h5=$("$DC_H5SUMMARY" pf.h5 | awk '$1 == "posix" && $2 == "write" { print $3, $5 }')
 assert_eq "$h5" "1014 4103777" "the same in the HDF5 file"
 # Deflated in batches by default: the same packets as --no-compress writes.
@@ -35,7 +36,14 @@ events=$(grep -c '^event ' "$DUMP")
 size=$(stat -c %s pf.pftrace)
 raw=$(stat -c %s raw.pftrace)
 [ "$((size * 3))" -lt "$raw" ] || fail "deflated $size bytes against $raw: not a third"
-echo "ok: $((size / events)) bytes per call deflated, $((raw / events)) not ($events calls; JSON $(( $(stat -c %s pf.json) / events )))"
+echo "ok: $((size / events)) bytes per call deflated, $((raw / events)).$((raw * 10 / events % 10)) not ($events calls; JSON $(( $(stat -c %s pf.json) / events )))"
+# Threads past a file's sequence ids share its sequence, each packet naming its track.
+DC_TEST_PF_SHARED_SEQ=1 "$DC_MERGE" pf -i "$TMP/out/pf" -f perfetto --no-compress -o shared.pftrace -q
+decode shared.pftrace shared.txt || fail "protoc cannot decode the shared-sequence trace"
+python3 "$DC_TOOLS/pftrace_check.py" shared.txt pf.json >shared_check.txt || { tail -5 shared_check.txt; fail "shared-sequence trace check"; }
+assert_contains shared_check.txt "ok: same calls and bytes as the JSON" "one shared sequence: calls and bytes equal the JSON's"
+assert_contains shared_check.txt "on their track's own sequence 0," "one shared sequence: every slice packet names its track"
+[ "$(stat -c %s shared.pftrace)" -gt "$raw" ] || fail "naming the track in every packet cost nothing"
 
 # --- parallel HDF5: four levels nest on each rank's track ---
 mkdir -p "$TMP/ph5"

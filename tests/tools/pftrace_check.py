@@ -4,7 +4,9 @@
 reader needs it: every interned id defined before its use (per packet
 sequence), every slice begun and ended on its track in stack order,
 timestamps never decreasing, no track described twice, one process track a
-pid and each thread track naming its process's pid. Prints
+pid and each thread track naming its process's pid, a track's slices on one
+sequence, and how many slice packets name their track (none, where each
+thread is a sequence with its track as the default). Prints
 "level name count bytes" per function; with JSON (dc-merge's JSON of the same
 job), checks that they equal the JSON's. --nest A,B,C: prints how many slices
 named C lie inside a B inside an A on one track. --io-schema DECODED
@@ -49,20 +51,25 @@ def all_of(msg, key):
 
 
 class Sequence:
-    """What a packet sequence has defined: interning and its clock are
-    per sequence (a trace joined from parts holds several)."""
+    """What a packet sequence has defined: interning, its clock and its
+    defaults (the clock packets use, the track of events that name none)
+    are per sequence (each thread's calls are one; a trace joined from parts
+    holds several files' sequences)."""
 
     def __init__(self):
         self.defined = {"event_names": set(), "event_categories": set(), "debug_annotation_names": set(),
                         "debug_annotation_string_values": set()}
         self.tables = ({}, {}, {}, {})
         self.clock = None
+        self.clock_id = None
+        self.track = None
         self.ts = 0
 
 
 def check(packets, nest=None):
     seqs = {}
     stacks, totals, nested = {}, {}, 0
+    named, slice_seq = [0, 0], {}  # slice packets without, with their track named; track -> its sequence
     owners = {}  # track uuid -> (sequence, descriptor): no two sequences may define one differently
     pids, pid_owner = {}, {}  # process track -> pid, pid -> process track: one process a pid
     for p in packets:
@@ -72,6 +79,12 @@ def check(packets, nest=None):
         if get(p, "sequence_flags") in ("1", "3"):
             for s in defined.values():
                 s.clear()
+            seq.clock_id = seq.track = None
+        defaults = get(p, "trace_packet_defaults")
+        if defaults:
+            assert get(p, "sequence_flags") in ("1", "3"), "defaults outside a packet that clears the state"
+            seq.clock_id = get(defaults, "timestamp_clock_id")
+            seq.track = get(get(defaults, "track_event_defaults", []), "track_uuid")
         td = get(p, "track_descriptor")
         if td:
             uuid = get(td, "uuid")
@@ -101,6 +114,7 @@ def check(packets, nest=None):
                     seq.clock = int(get(c, "timestamp"))
         if get(p, "timestamp") is not None:
             assert seq.clock is not None, "a timestamp before the clock snapshot"
+            assert seq.clock_id == "64", "a timestamp on a sequence whose clock is not the incremental 64"
             d = int(get(p, "timestamp"))
             assert d >= 0, "a negative delta"
             seq.ts = (seq.ts or seq.clock) + d
@@ -108,7 +122,12 @@ def check(packets, nest=None):
         if not te:
             continue
         kind = get(te, "type")
-        track = get(te, "track_uuid")
+        track = get(te, "track_uuid", seq.track)
+        assert track is not None, "an event on no track (none named, no default)"
+        if kind in ("TYPE_SLICE_BEGIN", "TYPE_SLICE_END"):
+            named[get(te, "track_uuid") is not None] += 1
+            assert track not in slice_seq or slice_seq[track] == id(seq), "track %s's slices on two sequences" % track
+            slice_seq[track] = id(seq)
         if kind == "TYPE_SLICE_BEGIN":
             nid = int(get(te, "name_iid"))
             assert nid in defined["event_names"], "event name %d used before it is defined" % nid
@@ -144,7 +163,7 @@ def check(packets, nest=None):
             stacks[track].pop()
     open_ = {k: v for k, v in stacks.items() if v}
     assert not open_, "slices never ended: %s" % open_
-    return totals, nested
+    return totals, nested, named
 
 
 def json_totals(path):
@@ -194,9 +213,10 @@ def main():
         del args[i:i + 2]
     packets = [v for k, v in parse(open(args[0], encoding="utf-8", errors="surrogateescape").read())
                if k == "packet"]
-    totals, nested = check(packets, nest)
+    totals, nested, named = check(packets, nest)
     for (cat, name), (n, b) in sorted(totals.items()):
         print(cat, name, n, b)
+    print("slice packets on their track's own sequence %d, naming their track %d" % tuple(named))
     if nest:
         print("nested", nested)
     if len(args) > 1:
