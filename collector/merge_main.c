@@ -49,7 +49,7 @@ static const char usage[] =
 "      --progress         show a progress bar (default: when stderr is a terminal)\n"
 "      --no-progress      never show one\n"
 "      --group-read       the output readable by its group (0640, not 0600)\n"
-"      --no-compress      perfetto: packets as they are (~55 B a call), for tools\n"
+"      --no-compress      perfetto: packets as they are (~45 B a call), for tools\n"
 "                         that do not inflate compressed_packets\n"
 "\n"
 "Large jobs, on many machines (-f hdf5 or -f perfetto):\n"
