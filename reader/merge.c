@@ -59,23 +59,24 @@ static void sift_up(struct dc_merge *m, size_t i)
 	}
 }
 
+/* The entry at i moved down to its place: a hole goes down and the entry
+ * is written once, where swapping would copy each level's entry thrice. */
 static void sift_down(struct dc_merge *m, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, min = i;
-		struct active t;
+	struct active t = m->heap[i];
 
-		if (l < m->nheap && m->heap[l].wall < m->heap[min].wall)
-			min = l;
-		if (r < m->nheap && m->heap[r].wall < m->heap[min].wall)
-			min = r;
-		if (min == i)
-			return;
-		t = m->heap[min];
-		m->heap[min] = m->heap[i];
-		m->heap[i] = t;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, min;
+
+		if (l >= m->nheap)
+			break;
+		min = r < m->nheap && m->heap[r].wall < m->heap[l].wall ? r : l;
+		if (m->heap[min].wall >= t.wall)
+			break;
+		m->heap[i] = m->heap[min];
 		i = min;
 	}
+	m->heap[i] = t;
 }
 
 static int take_buffer(struct dc_merge *m, struct buffer *b, size_t size)
