@@ -9,16 +9,9 @@ static bool before(const struct dc_slice_end *a, const struct dc_slice_end *b)
 	return a->ns < b->ns || (a->ns == b->ns && a->seq > b->seq); /* nested: the inner first */
 }
 
-static void swap(struct dc_slice_end *a, struct dc_slice_end *b)
-{
-	struct dc_slice_end t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
 int dc_slice_ends_push(struct dc_slice_ends *h, uint64_t ns, uint64_t track)
 {
+	struct dc_slice_end e = { ns, h->seq++, track };
 	size_t i;
 
 	if (h->n == h->cap) {
@@ -30,33 +23,37 @@ int dc_slice_ends_push(struct dc_slice_ends *h, uint64_t ns, uint64_t track)
 		h->v = v;
 		h->cap = cap;
 	}
-	i = h->n++;
-	h->v[i] = (struct dc_slice_end){ ns, h->seq++, track };
-	for (; i && before(&h->v[i], &h->v[(i - 1) / 2]); i = (i - 1) / 2)
-		swap(&h->v[i], &h->v[(i - 1) / 2]);
+	/* A hole goes up to e's place, and e is written once. */
+	for (i = h->n++; i && before(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = e;
 	return 0;
 }
 
 int dc_slice_ends_pop_by(struct dc_slice_ends *h, uint64_t ns, struct dc_slice_end *out)
 {
+	struct dc_slice_end last;
 	size_t i = 0;
 
 	if (!h->n || h->v[0].ns > ns)
 		return 0;
 	*out = h->v[0];
-	h->v[0] = h->v[--h->n];
+	last = h->v[--h->n];
+	/* The last entry's place, found by a hole going down from the top. */
 	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
+		size_t l = 2 * i + 1, r = l + 1, m;
 
-		if (l < h->n && before(&h->v[l], &h->v[m]))
-			m = l;
-		if (r < h->n && before(&h->v[r], &h->v[m]))
-			m = r;
-		if (m == i)
-			return 1;
-		swap(&h->v[i], &h->v[m]);
+		if (l >= h->n)
+			break;
+		m = r < h->n && before(&h->v[r], &h->v[l]) ? r : l;
+		if (!before(&h->v[m], &last))
+			break;
+		h->v[i] = h->v[m];
 		i = m;
 	}
+	if (h->n)
+		h->v[i] = last;
+	return 1;
 }
 
 void dc_slice_ends_free(struct dc_slice_ends *h)
