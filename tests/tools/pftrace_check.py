@@ -5,7 +5,7 @@ reader needs it: every interned id defined before its use (per packet
 sequence), every slice begun and ended on its track in stack order,
 timestamps never decreasing, no track described twice, one process track a
 pid and each thread track naming its process's pid, a track's slices on one
-sequence, and how many slice packets name their track (none, where each
+sequence, no sequence begun twice, and how many slice packets name their track (none, where each
 thread is a sequence with its track as the default). Prints
 "level name count bytes" per function; with JSON (dc-merge's JSON of the same
 job), checks that they equal the JSON's. --nest A,B,C: prints how many slices
@@ -73,7 +73,11 @@ def check(packets, nest=None):
     owners = {}  # track uuid -> (sequence, descriptor): no two sequences may define one differently
     pids, pid_owner = {}, {}  # process track -> pid, pid -> process track: one process a pid
     for p in packets:
-        seq = seqs.setdefault(get(p, "trusted_packet_sequence_id"), Sequence())
+        seq_id = get(p, "trusted_packet_sequence_id")
+        if get(p, "first_packet_on_sequence") == "true":
+            # A joined trace's parts must not share a sequence id.
+            assert seq_id not in seqs, "sequence %s begun twice" % seq_id
+        seq = seqs.setdefault(seq_id, Sequence())
         defined = seq.defined
         names, cats, strings, ann_names = seq.tables
         if get(p, "sequence_flags") in ("1", "3"):
