@@ -84,11 +84,13 @@ enum { AN_PATH = 1 };
 /* Interned strings by kind: event names, categories, paths. */
 enum { IID_NAME, IID_CAT, IID_PATH, IID_KINDS };
 
-/* A set of iids, in pages of PF_PAGE_BITS allocated as used: a thread's
- * set costs a pointer per page up to the highest iid it uses and a page
- * for each page it uses, not a bit for every string of the trace. */
+/* A set of iids: the first 64 in a word of its own (a trace's names and
+ * levels, mostly), the rest in pages of PF_PAGE_BITS allocated as used: a
+ * thread's set costs a pointer per page up to the highest iid it uses and
+ * a page for each page it uses, not a bit for every string of the trace. */
 #define PF_PAGE_BITS 512
 struct pf_bits {
+	uint64_t low;
 	uint64_t **pages;
 	size_t npages;
 };

@@ -88,6 +88,12 @@ static int bits_add(struct pf_bits *b, uint64_t iid)
 	size_t page = iid / PF_PAGE_BITS, word = iid % PF_PAGE_BITS / 64;
 	uint64_t bit = 1ull << iid % 64;
 
+	if (iid < 64) {
+		if (b->low & bit)
+			return 0;
+		b->low |= bit;
+		return 1;
+	}
 	if (page >= b->npages) {
 		size_t n = b->npages ? b->npages : 1;
 		uint64_t **v;
