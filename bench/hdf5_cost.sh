@@ -7,7 +7,7 @@
 # hdf5-wrapper set (libdcpmpi.so in the rank). Rounds are interleaved and
 # medians compared. Prints ns per call above bare, and checks that each
 # trace holds every call once, the wrapper's with the 4 KiB its dataspaces
-# select.
+# select, and that Darshan's log counts every call and its bytes.
 #
 # Usage: hdf5_cost.sh BUILD_DIR [CALLS] [ROUNDS]   (defaults 100000, 5)
 # PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
@@ -51,6 +51,13 @@ writes() {
 		END { print n + 0, b + 0 }'
 }
 
+# darshan_writes ROUND: "H5Dwrite calls, their bytes" in Darshan's log: the
+# peer is measured only where its HDF5 module saw every call.
+darshan_writes() {
+	"$peers/bin/darshan-parser" "$tmp/darshan-$1/log.darshan" | awk '
+		$4 == "H5D_WRITES" { n += $5 } $4 == "H5D_BYTES_WRITTEN" { b += $5 } END { print n + 0, b + 0 }'
+}
+
 tools=(bare darshan trace_wrapper profile_wrapper trace_uprobe profile_uprobe)
 interleave "$rounds" "${tools[@]}"
 lost=$(lost_in "$tmp"/*/agent.err)
@@ -69,7 +76,10 @@ echo "cost above bare as a ratio to Darshan's: wrapper trace $(ratio trace_wrapp
 	"profile $(ratio profile_uprobe darshan)"
 read -r wn wb <<<"$(writes trace_wrapper "$rounds")"
 read -r un _ <<<"$(writes trace_uprobe "$rounds")"
-echo "H5Dwrite in the last traces: wrapper $wn ($wb bytes), uprobes $un, of $calls"
+read -r dn db <<<"$(darshan_writes "$rounds")"
+echo "H5Dwrite in the last traces: wrapper $wn ($wb bytes), uprobes $un, Darshan's log $dn ($db bytes), of $calls"
 echo "lost events in all agent runs: $lost"
 [ "$wn" -eq "$calls" ] && [ "$wb" -eq $((calls * 4096)) ] && [ "$un" -eq "$calls" ] ||
 	{ echo "hdf5_cost.sh: a trace is missing calls or bytes" >&2; exit 1; }
+[ "$dn" -eq "$calls" ] && [ "$db" -eq $((calls * 4096)) ] ||
+	{ echo "hdf5_cost.sh: Darshan's HDF5 module did not see every call: its cost is not the peer's" >&2; exit 1; }
