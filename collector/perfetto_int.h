@@ -146,9 +146,6 @@ void pf_put_interned(struct pf_writer *w);
  * annotation names, the io extension's descriptor, and the root descriptor
  * that orders processes. */
 void pf_first_packet(struct pf_writer *w);
-/* A thread sequence's first packet, at ns: state cleared, the clock, the
- * thread's track as the default, the annotation names. */
-void pf_thread_sequence(struct pf_writer *w, const struct pf_thread *t, uint64_t ns);
 /* A packet of one track descriptor. */
 void pf_descriptor(struct pf_writer *w, const struct pb *td);
 /* The track of a node's process or thread, described the first time. */

@@ -115,11 +115,13 @@ static void io_descriptor_packet(struct pf_writer *w)
 
 /* A sequence's first packet's head: its state cleared; clock 64 is ns
  * deltas from ns on REALTIME (a sequence's own clock, as Perfetto's clocks
- * 64-127 are), the clock of every packet after unless it names another. */
-static void sequence_head(struct pf_writer *w, const struct pf_seq *s, uint64_t ns, bool primary)
+ * 64-127 are), the clock of every packet after unless it names another;
+ * the sequence's next delta counts from ns. */
+static void sequence_head(struct pf_writer *w, struct pf_seq *s, uint64_t ns, bool primary)
 {
 	struct pb *p = &w->pkt;
 
+	s->last_ns = ns;
 	pb_reset(p);
 	pb_uint(p, TP_SEQ_ID, s->id);
 	pb_uint(p, TP_SEQ_FLAGS, SEQ_CLEARED | SEQ_NEEDS);
@@ -162,7 +164,6 @@ void pf_first_packet(struct pf_writer *w)
 	struct pb *p = &w->pkt;
 
 	sequence_head(w, &w->main, w->job->origin_ns, true);
-	w->main.last_ns = w->job->origin_ns;
 	sequence_defaults(w, 0);
 	io_descriptor_packet(w);
 	/* The root track (uuid 0): processes in the order given below. */
@@ -175,7 +176,9 @@ void pf_first_packet(struct pf_writer *w)
 	pf_emit_packet(w);
 }
 
-void pf_thread_sequence(struct pf_writer *w, const struct pf_thread *t, uint64_t ns)
+/* A thread sequence's first packet, at ns: state cleared, the clock, the
+ * thread's track as the default, the annotation names. */
+static void thread_sequence_begin(struct pf_writer *w, struct pf_thread *t, uint64_t ns)
 {
 	sequence_head(w, t->seq, ns, false);
 	sequence_defaults(w, t->uuid);
@@ -278,10 +281,8 @@ struct pf_thread *pf_thread_track(struct pf_writer *w, const struct dc_node *n, 
 	pb_str(&w->sub, THD_NAME, name);
 	pb_msg(&w->te, TD_THREAD, &w->sub);
 	pf_descriptor(w, &w->te);
-	if (t->seq == &t->own) {
-		t->own.last_ns = ns;
-		pf_thread_sequence(w, t, ns);
-	}
+	if (t->seq == &t->own)
+		thread_sequence_begin(w, t, ns);
 	return t;
 }
 
