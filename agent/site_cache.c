@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "site_cache.h"
+#include "crc32.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <libdeflate.h>
 
 #define MAGIC "DCSITES\n"
 /* More targets than any library has code bytes for: a damaged file. */
@@ -87,7 +87,7 @@ int dc_site_cache_load(const char *dir, const char *build_id, uint64_t object_si
 	v = malloc(h.count ? h.count * 4 : 1);
 	out = malloc(h.count ? h.count * sizeof(*out) : 1);
 	if (!v || !out || pread(fd, v, h.count * 4, sizeof(h)) != (ssize_t)(h.count * 4) ||
-	    libdeflate_crc32(0, v, h.count * 4) != h.crc)
+	    dc_crc32(v, h.count * 4) != h.crc)
 		goto out;
 	for (uint32_t i = 0; i < h.count; i++) {
 		if (i && v[i] <= v[i - 1])
@@ -126,7 +126,7 @@ void dc_site_cache_store(const char *dir, const char *build_id, uint64_t object_
 		v[i] = targets[i];
 	memcpy(h.magic, MAGIC, 8);
 	snprintf(h.build_id, sizeof(h.build_id), "%s", build_id);
-	h.crc = libdeflate_crc32(0, v, n * 4);
+	h.crc = dc_crc32(v, n * 4);
 	if ((dfd = open_dir(dir, 1)) < 0) {
 		free(v);
 		return;

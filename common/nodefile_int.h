@@ -6,10 +6,9 @@
 
 #include <stddef.h>
 
+#include "crc32.h"
 #include "nodefile.h"
 
-/* CRC32 (zlib's) of n bytes. */
-__u32 dc_nf_crc(const void *p, size_t n);
 /* A header's CRC32, its own crc field taken as 0. */
 __u32 dc_nf_chunk_header_crc(struct dc_chunk_header h);
 __u32 dc_nf_node_header_crc(struct dc_node_header h);

@@ -205,7 +205,7 @@ enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
 	if ((size_t)got < len)
 		return problem(r, DC_READ_TRUNCATED, "%s chunk at offset %lld is cut short",
 			       dc_chunk_type_name(hdr->type), offset);
-	if (dc_nf_crc(buf, len) != hdr->payload_crc)
+	if (dc_crc32(buf, len) != hdr->payload_crc)
 		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum; %u records dropped",
 			       dc_chunk_type_name(hdr->type), offset, hdr->count);
 	return DC_READ_OK;
@@ -251,7 +251,7 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 			return problem(r, DC_READ_TRUNCATED,
 				       "%s chunk at offset %lld is cut short (%zd of %u bytes); %u records dropped" NO_END,
 				       dc_chunk_type_name(h.type), r->off, got, h.payload_len, h.count);
-		if (dc_nf_crc(r->payload, h.payload_len) != h.payload_crc)
+		if (dc_crc32(r->payload, h.payload_len) != h.payload_crc)
 			return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum",
 				       dc_chunk_type_name(h.type), r->off);
 		c->hdr = h;

@@ -288,7 +288,7 @@ static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 		h.min_ts = c[0].ts;
 		h.max_ts = c[b->count - 1].ts;
 	}
-	h.payload_crc = dc_nf_crc(b->data, b->len);
+	h.payload_crc = dc_crc32(b->data, b->len);
 	h.header_crc = dc_nf_chunk_header_crc(h);
 	if (write_all(w->fd, &h, sizeof(h)) || write_all(w->fd, b->data, b->len))
 		return fail(w, errno);

@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	build-essential gfortran cmake pkg-config clang llvm bpftool \
-	libbpf-dev libelf-dev zlib1g-dev libdeflate-dev libyaml-dev libhwloc-dev libcmocka-dev \
+	libbpf-dev libelf-dev zlib1g-dev libisal-dev libyaml-dev libhwloc-dev libcmocka-dev \
 	openmpi-bin libopenmpi-dev libhdf5-dev libhdf5-openmpi-dev hdf5-tools slurm-wlm munge \
 	python3 util-linux procps libcapstone-dev bpftrace autoconf automake libtool protobuf-compiler >/dev/null
 # MPICH, for libdcpmpi-mpich.so; Open MPI stays the default mpicc/mpirun.

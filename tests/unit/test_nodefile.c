@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zlib.h>
 
+#include "crc32.h"
 #include "nodefile.h"
 
 static char dir[] = "/tmp/dc-unit.XXXXXX";
@@ -360,6 +362,24 @@ static void test_failed_write_keeps_file_valid(void **state)
 	assert_non_null(strstr(problem, "without an end mark"));
 }
 
+/* The format's checksums are zlib's and gzip's CRC-32, whichever library
+ * computes them: its check value, and zlib's own result at every length
+ * from 0 to 3,000 bytes and every alignment a vector path could take. */
+static void test_crc_is_zlibs(void **state)
+{
+	static unsigned char buf[3000 + 64];
+
+	assert_int_equal(dc_crc32("123456789", 9), 0xcbf43926u);
+	srand(7);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)rand();
+	for (size_t n = 0; n <= 3000; n++) {
+		size_t at = n % 64;
+
+		assert_int_equal(dc_crc32(buf + at, n), crc32(0, buf + at, (uInt)n));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +394,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_header, setup),
 		cmocka_unit_test_setup(test_empty_file, setup),
 		cmocka_unit_test_setup(test_failed_write_keeps_file_valid, setup),
+		cmocka_unit_test(test_crc_is_zlibs),
 	};
 	int rc;
 
