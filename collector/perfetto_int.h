@@ -100,6 +100,7 @@ struct pf_seq {
 	uint64_t id;
 	uint64_t last_ns;              /* of its packet before: timestamps are deltas */
 	struct pf_bits defined[IID_KINDS]; /* the iids defined on this sequence */
+	struct dc_slice_ends ends;     /* its slices begun, not yet ended; track: the thread's index */
 };
 
 /* A thread's track, and the sequence its calls are written on: its own
@@ -124,7 +125,6 @@ struct pf_writer {
 	struct pf_thread **threads;
 	size_t nthreads, threads_cap;
 	uint64_t next_seq, seq_end;  /* the threads' sequence ids: next, and past the last */
-	struct dc_slice_ends ends;   /* begun, not yet written; track: the thread's index */
 	struct pf_seq main;          /* this file's sequence: descriptors, counters, facts */
 	uint64_t facts_uuid;         /* this file's facts track */
 	char *const *missing;        /* stitch header: per node, why it has no part */

@@ -17,9 +17,11 @@
  * levels) and paths are numbered once per file and interned on each
  * sequence the first time it uses them. A call is a slice begin with fd,
  * req (bytes asked), bytes (moved), offset and ret in its io message and
- * the path as a debug annotation, and a slice end, written when the
- * merge's time passes it: begins and ends go out in time order, so every
- * delta is >= 0. req and ret are left out where they equal bytes (a call
+ * the path as a debug annotation, and a slice end, written when its
+ * sequence's next packet comes later than it (or at the end of the file):
+ * each sequence's packets go out in time order, so every delta is >= 0,
+ * and trace_processor sorts the sequences' packets together as it reads
+ * (a file has no flush marks, so it sorts the whole file). req and ret are left out where they equal bytes (a call
  * that moved what it asked for and returned that).
  * PROFILE totals are counter tracks (calls per process and function).
  * Lost events and incomplete node files are instants on a "DataCrumbs"
@@ -185,12 +187,14 @@ static void end_packet(struct pf_writer *w, uint64_t ns, struct pf_thread *t)
 	w->o.len = (char *)o - w->o.buf;
 }
 
-/* Every slice that ends by ns, ended. */
-static void flush_ends(struct pf_writer *w, uint64_t ns)
+/* Every slice of sequence s that ends by ns, ended: before s's next
+ * packet at ns. A thread's own sequence holds a call or two open at a
+ * time, where one heap for the file held one for every thread. */
+static void flush_ends(struct pf_writer *w, struct pf_seq *s, uint64_t ns)
 {
 	struct dc_slice_end e;
 
-	while (dc_slice_ends_pop_by(&w->ends, ns, &e))
+	while (dc_slice_ends_pop_by(&s->ends, ns, &e))
 		end_packet(w, e.ns, w->threads[e.track]);
 }
 
@@ -214,12 +218,12 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	unsigned nio = 0, io_len = 0, path_len = 0, te, pkt;
 	uint8_t *o;
 
-	flush_ends(w, wall_ns);
 	if (!(t = pf_thread_track(w, n, e->pid, e->tid, wall_ns))) {
 		w->err = ENOMEM;
 		return -1;
 	}
 	s = t->seq;
+	flush_ends(w, s, wall_ns);
 	track = named_track(t);
 	/* Interned first: a string new to the sequence is defined in this packet. */
 	name = on_seq(w, s, IID_NAME,
@@ -282,7 +286,7 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = put_field(o, DA_STRING_IID, path);
 	}
 	w->o.len = (char *)o - w->o.buf;
-	if (dc_slice_ends_push(&w->ends, wall_ns + e->dur, t->index))
+	if (dc_slice_ends_push(&s->ends, wall_ns + e->dur, t->index))
 		w->err = ENOMEM;
 	if (w->o.err && !w->err) /* the writing thread's failure (a full disk) */
 		w->err = w->o.err;
@@ -298,7 +302,7 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 	uint64_t key = (uint64_t)n->index << 32 | c->pid, uuid;
 	char name[128];
 
-	flush_ends(w, wall_ns);
+	flush_ends(w, &w->main, wall_ns);
 	if (!dc_hashtab_get(w->tracks, key ^ ((uint64_t)c->func << 20), K_COUNTER, &uuid)) {
 		uint64_t parent = pf_process_track(w, n, c->pid);
 
@@ -328,6 +332,7 @@ static int write_counter(void *wp, const struct dc_node *n, const struct dc_coun
 
 static void free_seq(struct pf_seq *s)
 {
+	dc_slice_ends_free(&s->ends);
 	for (int k = 0; k < IID_KINDS; k++) {
 		for (size_t i = 0; i < s->defined[k].npages; i++)
 			free(s->defined[k].pages[i]);
@@ -356,7 +361,6 @@ static void free_writer(struct pf_writer *w)
 	dc_strings_free(&w->cats);
 	dc_strings_free(&w->paths);
 	dc_hashtab_free(w->tracks);
-	dc_slice_ends_free(&w->ends);
 	free(w);
 }
 
@@ -432,8 +436,10 @@ static int close_writer(void *wp, int ok, char *err, size_t errlen)
 	struct pf_writer *w = wp;
 	int rc = 0;
 
+	for (size_t i = 0; ok && i < w->nthreads; i++)
+		flush_ends(w, &w->threads[i]->own, UINT64_MAX);
 	if (ok)
-		flush_ends(w, UINT64_MAX);
+		flush_ends(w, &w->main, UINT64_MAX);
 	{
 		int e = dc_text_out_close(&w->o);
 

@@ -15,7 +15,7 @@ int dc_slice_ends_push(struct dc_slice_ends *h, uint64_t ns, uint64_t track)
 	size_t i;
 
 	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 256;
+		size_t cap = h->cap ? h->cap * 2 : 2;
 		struct dc_slice_end *v = realloc(h->v, cap * sizeof(*v));
 
 		if (!v)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The slices a trace has begun and not yet ended, by end time: a writer
- * whose format has no complete events (Perfetto's TrackEvent) writes a
- * call's begin when it comes and its end once no earlier packet can follow,
- * so that every timestamp delta is >= 0. Ties go to the slice begun last:
- * a nested call ends before the call around it.
+ * The slices a packet sequence has begun and not yet ended, by end time: a
+ * writer whose format has no complete events (Perfetto's TrackEvent)
+ * writes a call's begin when it comes and its end once no earlier packet
+ * of its sequence can follow, so that every timestamp delta is >= 0. Ties
+ * go to the slice begun last: a nested call ends before the call around
+ * it. Most hold a call or two (a thread's), so they start at two.
  */
 #ifndef DC_SLICE_ENDS_H
 #define DC_SLICE_ENDS_H
