@@ -22,6 +22,10 @@
  * on the file's own packet sequence, each packet naming its track, as it
  * does for the threads past the sequence ids a file has
  * (collector/perfetto_int.h).
+ *
+ * DC_TEST_PF_HELPER=1: dc-merge -f perfetto deflates on a second thread
+ * on a machine of two cores too, where it otherwise uses one
+ * (collector/pf_deflate.c).
  */
 #ifndef DC_TEST_HOOKS_H
 #define DC_TEST_HOOKS_H
@@ -80,6 +84,11 @@ static inline int dc_test_ring_scatter(void)
 static inline int dc_test_pf_shared_seq(void)
 {
 	return dc_test_switch("DC_TEST_PF_SHARED_SEQ");
+}
+
+static inline int dc_test_pf_helper(void)
+{
+	return dc_test_switch("DC_TEST_PF_HELPER");
 }
 
 #endif
