@@ -21,8 +21,9 @@
  * sequence's next packet comes later than it (or at the end of the file):
  * each sequence's packets go out in time order, so every delta is >= 0,
  * and trace_processor sorts the sequences' packets together as it reads
- * (a file has no flush marks, so it sorts the whole file). req and ret are left out where they equal bytes (a call
- * that moved what it asked for and returned that).
+ * (a file has no flush marks, so it sorts the whole file). req and ret
+ * are left out where they equal bytes (a call that moved what it asked
+ * for and returned that).
  * PROFILE totals are counter tracks (calls per process and function).
  * Lost events and incomplete node files are instants on a "DataCrumbs"
  * track, where a user sees them first.
