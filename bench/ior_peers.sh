@@ -9,7 +9,10 @@
 # under dc-agent in trace and profile modes with the default probe sets,
 # plus mpiio (recorded by libdcpmpi.so, preloaded into the ranks as
 # dc-prolog does) for MPIIO, and mpiio and hdf5-wrapper (HDF5 recorded by
-# libdcpmpi.so too) for HDF5.
+# libdcpmpi.so too) for HDF5; and under the floor of the system-call
+# level (an empty program on the sys_enter/sys_exit tracepoints, which the
+# kernel then runs for every system call: what observing the system calls
+# from the kernel costs before any work is done).
 # Prints, per back end and tool: the median of IOR's own write+read time as a
 # ratio to bare, the calls each tool recorded against IOR's count, and the
 # bytes on disk per traced call.
@@ -60,6 +63,7 @@ run() {
 	t0=$(now_ns)
 	case $tool in
 	bare) out=$("${mpi[@]}" "$ior" "${args[@]}") ;;
+	floor) out=$("$build/bench/empty_probe" --no-func --syscalls "${mpi[@]}" "$ior" "${args[@]}") ;;
 	darshan | dxt)
 		out=$(DARSHAN_LOGFILE="$dir/log.darshan" DXT_ENABLE_IO_TRACE=$([ "$tool" = dxt ] && echo 1 || echo 0) \
 			"${mpi[@]}" -x LD_PRELOAD="$darshan" -x DARSHAN_LOGFILE -x DXT_ENABLE_IO_TRACE "$ior" "${args[@]}") ;;
@@ -126,7 +130,7 @@ counts() {
 	esac
 }
 
-tools=(bare darshan dxt trace profile)
+tools=(bare floor darshan dxt trace profile)
 declare -A walls ios
 read -r -a apis <<<"${IOR_APIS:-POSIX MPIIO HDF5}"
 for api in "${apis[@]}"; do
@@ -153,8 +157,8 @@ for api in "${apis[@]}"; do
 	for t in "${tools[@]}"; do
 		mw=$(echo "${walls[$api.$t]}" | median)
 		mi=$(echo "${ios[$api.$t]}" | median)
-		if [ "$t" = bare ]; then
-			printf '  %-8s %9s %7s %9s %7s\n' "$t" "$mw" 1.00 "$mi" 1.00
+		if [ "$t" = bare ] || [ "$t" = floor ]; then
+			printf '  %-8s %9s %7s %9s %7s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")"
 			continue
 		fi
 		read -r w rd size recs <<<"$(counts "$api" "$t" "$tmp/$api-$t-$rounds")"
@@ -173,4 +177,5 @@ if [ -f "$h5dump" ]; then
 		END { printf "HDF5 trace: %d of %d H5Dwrite calls name their file and dataset and moved 1 MiB\n", ok, n }' "$h5dump"
 fi
 echo "targets: trace <= dxt's ratio; profile <= darshan's ratio + 0.05 (profile counts include IOR's other calls)"
+echo "floor: the empty system-call tracepoints alone, which trace and profile pay before any work of their own"
 echo "lost events in all agent runs: $lost"

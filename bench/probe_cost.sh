@@ -5,7 +5,8 @@
 # tracepoints (the floor where dc-agent observes write), and the same
 # reading the clock at each end (what timing a call costs), under bpftrace's
 # uprobe+uretprobe on the same function, counting only (what a user would
-# reach for), and under dc-agent in trace and profile modes. Runs are
+# reach for), and under dc-agent in trace and profile modes; and, beside
+# them, a clock read in the process (as Darshan times a call). Runs are
 # interleaved, ROUNDS times, and the medians compared, so that the ratios
 # come from one run on one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
@@ -34,6 +35,7 @@ agent() { # mode probes; the agent's own work (-v) goes to $tmp/own.MODE
 declare -A runs
 for _ in $(seq "$rounds"); do
 	runs[bare]+="$("$loop" "$calls") "
+	runs[vdso]+="$("$loop" --clock "$calls") "
 	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
 	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
 	runs[sysfloor]+="$("$build/bench/empty_probe" --no-func --syscalls "$loop" "$calls") "
@@ -76,6 +78,9 @@ echo "cost per call as a ratio to the empty system-call tracepoints': trace posi
 # TSC (a virtual machine's kvm-clock), the two cost more than the empty pair.
 echo "the two clock reads a timed call needs: $(awk -v a="${med[sysclock]}" -v b="${med[sysfloor]}" 'BEGIN { printf "%.0f", a - b }')" \
 	"ns, $(over "${med[sysclock]}") times the empty pair's cost with them"
+# Darshan reads the same clock in the process, through the vDSO.
+echo "one clock read: $(awk -v a="${med[sysclock]}" -v b="${med[sysfloor]}" 'BEGIN { printf "%.0f", (a - b) / 2 }') ns" \
+	"in a BPF program (bpf_ktime_get_ns), ${med[vdso]} ns in the process (clock_gettime, the vDSO)"
 overc() { awk -v a="$1" -v b="${med[sysclock]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
 echo "cost per call as a ratio to the system-call tracepoints that only read the clock: trace posix" \
 	"$(overc "${med[trace_posix]}"), profile posix $(overc "${med[profile_posix]}")"
