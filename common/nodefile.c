@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "crc32.h"
 
 static const size_t rec_sizes[DC_CHUNK_TYPE_MAX] = {
 	[DC_CHUNK_FUNCS] = sizeof(struct dc_func),
