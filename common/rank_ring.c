@@ -72,9 +72,18 @@ int dc_ring_put(struct dc_ring_head *h, const struct dc_ring_rec *r, const char 
 	need = 1 + DC_RING_PATH_SLOTS(path_len);
 	at = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
 	do {
-		if (at + need - __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE) > nslots) {
-			__atomic_fetch_add(&h->lost, 1, __ATOMIC_RELAXED);
-			return -1;
+		/* The agent's tail is read only when the last reading of it says
+		 * there is no room: its line then moves between the rank's cores
+		 * and the agent's once a drain, not once a record. Acquire and
+		 * release pass the agent's release of tail on to every producer. */
+		if (at + need - __atomic_load_n(&h->tail_seen, __ATOMIC_ACQUIRE) > nslots) {
+			__u64 tail = __atomic_load_n(&h->tail, __ATOMIC_ACQUIRE);
+
+			__atomic_store_n(&h->tail_seen, tail, __ATOMIC_RELEASE);
+			if (at + need - tail > nslots) {
+				__atomic_fetch_add(&h->lost, 1, __ATOMIC_RELAXED);
+				return -1;
+			}
 		}
 	} while (!__atomic_compare_exchange_n(&h->head, &at, at + need, true, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
 	s = slot(h, at, nslots);
@@ -109,6 +118,8 @@ struct dc_ring_reader {
 	size_t size;
 	unsigned nslots; /* the agent's copies: never read back from the region */
 	__u64 tail;
+	__u64 head;      /* the rank's head when last read: records up to it are taken first */
+	__u64 published; /* the tail the rank was last shown */
 	__u64 taken;
 	const char *problem;
 };
@@ -155,7 +166,7 @@ struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen)
 		return refuse(r, why, whylen, "the MPI-IO ring's slot count does not match its size");
 	r->nslots = copy.nslots;
 	/* Whatever the rank wrote before it registered counts from here. */
-	r->tail = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
+	r->tail = r->head = r->published = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
 	r->h->mode = DC_RING_OFF;
 	r->h->funcs_on = 0;
 	__atomic_store_n(&r->h->tail, r->tail, __ATOMIC_RELEASE);
@@ -174,6 +185,27 @@ static enum dc_ring_next damaged(struct dc_ring_reader *r, const char *what)
 	return DC_RING_DAMAGED;
 }
 
+/*
+ * Shows the rank the slots taken so far (their commit words zeroed before
+ * it): once the agent has caught up, and on the way past each
+ * 1/DC_RING_PUBLISH_SHARE of the ring, not once a record, so that the
+ * line holding tail moves to the rank's cores once a drain.
+ */
+#define DC_RING_PUBLISH_SHARE 8
+
+static void publish(struct dc_ring_reader *r)
+{
+	r->published = r->tail;
+	__atomic_store_n(&r->h->tail, r->tail, __ATOMIC_RELEASE);
+}
+
+static enum dc_ring_next empty(struct dc_ring_reader *r)
+{
+	if (r->published != r->tail)
+		publish(r);
+	return DC_RING_EMPTY;
+}
+
 /* Copies n slots from the agent's tail on, across the ring's end. */
 static void copy_slots(struct dc_ring_reader *r, __u64 from, unsigned n, void *out)
 {
@@ -190,15 +222,20 @@ enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_r
 
 	if (r->problem)
 		return DC_RING_DAMAGED;
-	head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
-	avail = head - r->tail;
+	/* Head is read again only once the records up to its last reading
+	 * are taken: its line stays with the rank's producers meanwhile. */
+	if (r->tail == r->head) {
+		head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
+		if (head - r->tail > r->nslots)
+			return damaged(r, "its head is past what the ring holds");
+		r->head = head;
+	}
+	avail = r->head - r->tail;
 	if (!avail)
-		return DC_RING_EMPTY;
-	if (avail > r->nslots)
-		return damaged(r, "its head is past what the ring holds");
+		return empty(r);
 	commit = __atomic_load_n(&slot(r->h, r->tail, r->nslots)->commit, __ATOMIC_ACQUIRE);
 	if (!(commit & DC_RING_COMMITTED))
-		return DC_RING_EMPTY; /* a producer is still writing it */
+		return empty(r); /* a producer is still writing it */
 	n = commit & ~DC_RING_COMMITTED;
 	if (!n || n > DC_RING_REC_MAX_SLOTS || n > avail)
 		return damaged(r, "a record claims more slots than it may have");
@@ -218,7 +255,8 @@ enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_r
 		__atomic_store_n(&slot(r->h, r->tail + i, r->nslots)->commit, 0, __ATOMIC_RELAXED);
 	r->tail += n;
 	r->taken++;
-	__atomic_store_n(&r->h->tail, r->tail, __ATOMIC_RELEASE);
+	if (r->tail - r->published >= r->nslots / DC_RING_PUBLISH_SHARE)
+		publish(r);
 	return DC_RING_RECORD;
 }
 

@@ -92,6 +92,10 @@ struct dc_ring_head {
 	/* The rank's producers. */
 	__u64 head __attribute__((aligned(64))); /* slots reserved so far */
 	__u64 lost;                              /* records dropped: ring full */
+	/* The producers' last reading of tail, never above it: a put reads the
+	 * agent's line only when this says the ring is full. The agent never
+	 * reads it; the layout of what it reads is unchanged. */
+	__u64 tail_seen;
 	/* The agent. */
 	__u64 tail __attribute__((aligned(64))); /* slots consumed so far */
 	/* PROFILE: the rank's totals per function, added to atomically. */

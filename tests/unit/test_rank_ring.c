@@ -151,6 +151,41 @@ static void test_full(void **state)
 	dc_ring_destroy(h);
 }
 
+/* The agent shows the rank its tail once it has caught up (or past each
+ * eighth of the ring), not after every record; the rank reads it only when
+ * its last reading says the ring is full. */
+static void test_tail_per_drain(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_rec r = rec_for(1);
+	char path[DC_PATH_MAX];
+
+	for (unsigned i = 0; i < 20; i++)
+		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	for (unsigned i = 0; i < 7; i++)
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(h->tail, 0);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(h->tail, 8);
+	for (unsigned i = 8; i < 20; i++)
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(h->tail, 16);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	assert_int_equal(h->tail, 20);
+	/* The rank had no reason to look at tail yet: 44 slots still free by its reading. */
+	assert_int_equal(h->tail_seen, 0);
+	for (unsigned i = 0; i < 44; i++)
+		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_int_equal(h->tail_seen, 0);
+	/* The 65th slot: its reading of 0 says full, the agent's 20 says not. */
+	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_int_equal(h->tail_seen, 20);
+	assert_int_equal(dc_ring_reader_lost(rd), 0);
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
 static void test_counters(void **state)
 {
 	struct dc_ring_head *h;
@@ -320,7 +355,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_wrap), cmocka_unit_test(test_full),
-		cmocka_unit_test(test_counters),       cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_counters), cmocka_unit_test(test_tail_per_drain),       cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_hostile),        cmocka_unit_test(test_refused),
 	};
 
