@@ -12,7 +12,9 @@
 # libdcpmpi.so too) for HDF5; and under the floor of the system-call
 # level (an empty program on the sys_enter/sys_exit tracepoints, which the
 # kernel then runs for every system call: what observing the system calls
-# from the kernel costs before any work is done).
+# from the kernel costs before any work is done), and under the same
+# program reading the clock at each end (the least that timing every
+# system call from the kernel costs).
 # Prints, per back end and tool: the median of IOR's own write+read time as a
 # ratio to bare, the calls each tool recorded against IOR's count, and the
 # bytes on disk per traced call.
@@ -64,6 +66,7 @@ run() {
 	case $tool in
 	bare) out=$("${mpi[@]}" "$ior" "${args[@]}") ;;
 	floor) out=$("$build/bench/empty_probe" --no-func --syscalls "${mpi[@]}" "$ior" "${args[@]}") ;;
+	clock) out=$("$build/bench/empty_probe" --no-func --syscalls --clock "${mpi[@]}" "$ior" "${args[@]}") ;;
 	darshan | dxt)
 		out=$(DARSHAN_LOGFILE="$dir/log.darshan" DXT_ENABLE_IO_TRACE=$([ "$tool" = dxt ] && echo 1 || echo 0) \
 			"${mpi[@]}" -x LD_PRELOAD="$darshan" -x DARSHAN_LOGFILE -x DXT_ENABLE_IO_TRACE "$ior" "${args[@]}") ;;
@@ -130,7 +133,7 @@ counts() {
 	esac
 }
 
-tools=(bare floor darshan dxt trace profile)
+tools=(bare floor clock darshan dxt trace profile)
 declare -A walls ios
 read -r -a apis <<<"${IOR_APIS:-POSIX MPIIO HDF5}"
 for api in "${apis[@]}"; do
@@ -157,7 +160,7 @@ for api in "${apis[@]}"; do
 	for t in "${tools[@]}"; do
 		mw=$(echo "${walls[$api.$t]}" | median)
 		mi=$(echo "${ios[$api.$t]}" | median)
-		if [ "$t" = bare ] || [ "$t" = floor ]; then
+		if [ "$t" = bare ] || [ "$t" = floor ] || [ "$t" = clock ]; then
 			printf '  %-8s %9s %7s %9s %7s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")"
 			continue
 		fi
@@ -178,4 +181,5 @@ if [ -f "$h5dump" ]; then
 fi
 echo "targets: trace <= dxt's ratio; profile <= darshan's ratio + 0.05 (profile counts include IOR's other calls)"
 echo "floor: the empty system-call tracepoints alone, which trace and profile pay before any work of their own"
+echo "clock: the same reading the clock at each end, what timing every system call from the kernel costs at least"
 echo "lost events in all agent runs: $lost"
