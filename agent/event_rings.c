@@ -23,14 +23,7 @@
 
 #include "clock.h"
 #include "dc_event.h"
-
-/*
- * How long a record may take between its program's clock read and its
- * commit (the program preempted, or its virtual CPU stopped): records stay
- * in their ring until they are this old, so that one still in the making
- * on another CPU goes before them.
- */
-#define DC_RING_SLACK_NS (20 * 1000 * 1000ull)
+#include "index_heap.h"
 
 struct ring {
 	int fd;
@@ -47,7 +40,7 @@ struct dc_event_rings {
 	struct ring *rings;
 	__u32 n;
 	size_t page;
-	int *heap; /* rings with a record waiting, oldest head first */
+	__u32 *heap; /* rings with a record waiting, oldest head first */
 	__u32 nheap;
 	__u64 (*time_of)(const void *data, size_t len);
 	dc_event_fn handle;
@@ -113,7 +106,7 @@ struct dc_event_rings *dc_event_rings_new(int outer_fd, __u32 nrings, __u32 byte
 {
 	struct dc_event_rings *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->rings = calloc(nrings, sizeof(*r->rings))) || !(r->heap = calloc(nrings, sizeof(int)))) {
+	if (!r || !(r->rings = calloc(nrings, sizeof(*r->rings))) || !(r->heap = calloc(nrings, sizeof(*r->heap)))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -185,29 +178,13 @@ static int peek(struct dc_event_rings *r, struct ring *g)
 	return 0;
 }
 
-/* A binary heap of ring indices by their head's time (ties: lower ring). */
-static bool older(const struct dc_event_rings *r, int a, int b)
+/* The heap of ring indices by their head's time (ties: lower ring). */
+static bool older(const void *ctx, __u32 a, __u32 b)
 {
+	const struct dc_event_rings *r = ctx;
 	__u64 x = r->rings[a].head, y = r->rings[b].head;
 
 	return x < y || (x == y && a < b);
-}
-
-static void sift_down(struct dc_event_rings *r, __u32 i)
-{
-	for (;;) {
-		__u32 c = 2 * i + 1, m = i;
-		int t;
-
-		if (c < r->nheap && older(r, r->heap[c], r->heap[m]))
-			m = c;
-		if (c + 1 < r->nheap && older(r, r->heap[c + 1], r->heap[m]))
-			m = c + 1;
-		if (m == i)
-			return;
-		t = r->heap[i], r->heap[i] = r->heap[m], r->heap[m] = t;
-		i = m;
-	}
 }
 
 static void take(struct dc_event_rings *r, struct ring *g)
@@ -245,10 +222,9 @@ long dc_event_rings_consume(struct dc_event_rings *r, bool all, unsigned max)
 		if (g->end - g->pos >= (g->mask + 1) / DC_RING_WAKE_SHARE)
 			upto = ~0ull;
 		if (peek(r, g))
-			r->heap[r->nheap++] = (int)i;
+			r->heap[r->nheap++] = i;
 	}
-	for (__u32 i = r->nheap / 2; i-- > 0;)
-		sift_down(r, i);
+	dc_heap_make(r->heap, r->nheap, older, r);
 	while (r->nheap && (all || (unsigned long)taken < max)) {
 		struct ring *g = &r->rings[r->heap[0]];
 
@@ -258,7 +234,7 @@ long dc_event_rings_consume(struct dc_event_rings *r, bool all, unsigned max)
 		taken++;
 		if (!peek(r, g))
 			r->heap[0] = r->heap[--r->nheap];
-		sift_down(r, 0);
+		dc_heap_sift_down(r->heap, r->nheap, 0, older, r);
 	}
 	return taken;
 }

@@ -35,6 +35,15 @@ typedef void (*dc_event_fn)(void *ctx, void *data, size_t len);
  * (700-1,400 wake-ups a second on two write loops, against 20).
  */
 #define DC_RING_WAKE_SHARE 2
+
+/*
+ * How long a record may take between its program's clock read and its
+ * commit (the program preempted, or its virtual CPU stopped): records stay
+ * in their ring until they are this old, so that one still in the making
+ * on another CPU goes before them. The ranks' rings are taken to the same
+ * horizon, so that both kinds reach the node file in step.
+ */
+#define DC_RING_SLACK_NS (20 * 1000 * 1000ull)
 void dc_event_rings_size(int ringbuf_mb, int ncpus, __u32 *nrings, __u32 *bytes);
 
 /*

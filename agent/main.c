@@ -155,8 +155,10 @@ static int finish(struct agent *a)
 
 	/* Stop first: nothing new arrives while the last events are drained. */
 	agent_stop_probes(a);
+	dc_rank_rings_begin(a->rings);
 	if (a->events)
 		dc_event_rings_consume(a->events, true, 0);
+	dc_rank_rings_end(a->rings, ~0ull);
 	if (a->opt.s.mode == DC_MODE_PROFILE)
 		agent_profile_snapshot(a);
 	/* Ranks that never finalized (crashed): what their rings hold counts. */

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "dc_event.h"
+#include "index_heap.h"
 #include "wrapper_funcs.h"
 #include "nodefile.h"
 #include "rank_ring.h"
@@ -31,6 +32,7 @@ struct ring {
 	ino_t ino;
 	__u64 since;           /* when the agent took it */
 	unsigned long long bad; /* records with times the ring cannot hold */
+	__u64 next_end;        /* in a pass: when its next record ended (~0: none yet) */
 };
 
 struct dc_rank_rings {
@@ -43,6 +45,10 @@ struct dc_rank_rings {
 	size_t n;
 	unsigned long long unasked; /* records of calls not asked for, dropped */
 	struct dc_msg_call msg; /* one call being turned into an event */
+	/* In a pass (dc_rank_rings_begin): rings by their next record's end. */
+	bool pass;
+	__u32 nheap;
+	__u32 heap[MAX_RINGS];
 };
 
 struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_writer *w, int mode, __u64 mask,
@@ -165,23 +171,38 @@ static void report_damaged(const struct ring *g)
 		g->pid, dc_ring_reader_problem(g->r));
 }
 
-/* Returns 0 once the ring is empty, 1 when records are left (DRAIN_MAX),
- * -1 when the ring is found damaged now. */
-static int drain_one(struct dc_rank_rings *rr, struct ring *g)
-{
-	struct dc_ring_rec rec;
-	enum dc_ring_next got = DC_RING_EMPTY;
+#define ALL (~0ull)
 
+/*
+ * Takes g's records that ended by upto (ALL: every one). Returns 0 once
+ * the ring is empty or its next record ended later, 1 when records are
+ * left (DRAIN_MAX), -1 when the ring is found damaged now. g->next_end
+ * says when the record left next ended (ALL: none yet).
+ */
+static int drain_one(struct dc_rank_rings *rr, struct ring *g, __u64 upto)
+{
+	/* Before upto, a record ended before now; taking every one, each is
+	 * held to a clock read after it was committed. */
+	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+	enum dc_ring_next got = DC_RING_EMPTY;
+	struct dc_ring_rec rec;
+	int n;
+
+	g->next_end = ALL;
 	if (dc_ring_reader_problem(g->r))
 		return 0;
-	for (int n = 0; n < DRAIN_MAX && (got = dc_ring_reader_next(g->r, &rec, rr->msg.path)) == DC_RING_RECORD; n++) {
+	for (n = 0; n < DRAIN_MAX; n++) {
+		if (upto != ALL && (!dc_ring_reader_peek_end(g->r, &g->next_end) || g->next_end > upto))
+			break;
+		g->next_end = ALL;
+		if ((got = dc_ring_reader_next(g->r, &rec, rr->msg.path)) != DC_RING_RECORD)
+			break;
 		/* Asked for only what the mask says: anything else is dropped. */
 		if (!(rr->mask & (1ull << rec.func))) {
 			rr->unasked++;
 			continue;
 		}
-		/* The clock read after the record was: it ended before then. */
-		if (!possible(g, &rec, dc_now_ns(CLOCK_MONOTONIC))) {
+		if (!possible(g, &rec, upto == ALL ? dc_now_ns(CLOCK_MONOTONIC) : now)) {
 			g->bad++;
 			continue;
 		}
@@ -191,18 +212,61 @@ static int drain_one(struct dc_rank_rings *rr, struct ring *g)
 		report_damaged(g);
 		return -1;
 	}
-	return got == DC_RING_RECORD;
+	return n == DRAIN_MAX;
+}
+
+static bool ends_first(const void *ctx, __u32 a, __u32 b)
+{
+	const struct dc_rank_rings *rr = ctx;
+
+	return rr->rings[a].next_end < rr->rings[b].next_end;
+}
+
+void dc_rank_rings_begin(struct dc_rank_rings *rr)
+{
+	if (!rr || rr->mode != DC_MODE_TRACE)
+		return;
+	rr->nheap = 0;
+	for (__u32 i = 0; i < rr->n; i++) {
+		struct ring *g = &rr->rings[i];
+
+		if (dc_ring_reader_problem(g->r) || !dc_ring_reader_peek_end(g->r, &g->next_end))
+			g->next_end = ALL;
+		rr->heap[rr->nheap++] = i;
+	}
+	dc_heap_make(rr->heap, rr->nheap, ends_first, rr);
+	rr->pass = true;
+}
+
+void dc_rank_rings_upto(struct dc_rank_rings *rr, __u64 upto)
+{
+	if (!rr || !rr->pass)
+		return;
+	if (upto == ALL)
+		upto = ALL - 1; /* ALL is a ring with nothing to take */
+	/* The heap's first ring is the one whose next record ended first. */
+	while (rr->nheap && rr->rings[rr->heap[0]].next_end <= upto) {
+		struct ring *g = &rr->rings[rr->heap[0]];
+
+		/* Left for the pass's end (DRAIN_MAX): out of the heap. */
+		if (drain_one(rr, g, upto) == 1)
+			g->next_end = ALL;
+		dc_heap_sift_down(rr->heap, rr->nheap, 0, ends_first, rr);
+	}
+}
+
+void dc_rank_rings_end(struct dc_rank_rings *rr, __u64 upto)
+{
+	/* A ring half full goes whole now, lest the rank lose records. */
+	for (size_t i = 0; rr && i < rr->n; i++)
+		drain_one(rr, &rr->rings[i], dc_ring_reader_half_full(rr->rings[i].r) ? ALL : upto);
+	if (rr)
+		rr->pass = false;
 }
 
 bool dc_rank_rings_active(const struct dc_rank_rings *rr)
 {
 	return rr && rr->n;
-}
-
-void dc_rank_rings_drain(struct dc_rank_rings *rr)
-{
-	for (size_t i = 0; rr && i < rr->n; i++)
-		drain_one(rr, &rr->rings[i]);
 }
 
 static void snapshot_one(struct dc_rank_rings *rr, const struct ring *g, __u64 ts)
@@ -233,7 +297,7 @@ static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts)
 	struct ring *g = &rr->rings[i];
 	unsigned long long lost;
 
-	while (drain_one(rr, g) == 1)
+	while (drain_one(rr, g, ALL) == 1)
 		;
 	if (rr->mode == DC_MODE_PROFILE)
 		snapshot_one(rr, g, ts);

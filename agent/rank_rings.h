@@ -26,8 +26,18 @@ struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_write
 int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, size_t len);
 /* Whether any rank's ring is held (the agent then polls more often). */
 bool dc_rank_rings_active(const struct dc_rank_rings *rr);
-/* Everything committed in every ring, into the node file. */
-void dc_rank_rings_drain(struct dc_rank_rings *rr);
+/*
+ * A pass takes the records that ended by a time, in step with the BPF
+ * side's records of the same span, so that the node file's chunks get
+ * calls nearly in order (a chunk far from it is sorted whole):
+ * dc_rank_rings_begin(), then for each BPF record dc_rank_rings_upto(its
+ * end), which takes first the rank records that ended by then, then
+ * dc_rank_rings_end(the pass's horizon), which takes the rest that ended
+ * by it (ALL: every one). Records end later stay in their rings.
+ */
+void dc_rank_rings_begin(struct dc_rank_rings *rr);
+void dc_rank_rings_upto(struct dc_rank_rings *rr, __u64 upto);
+void dc_rank_rings_end(struct dc_rank_rings *rr, __u64 upto);
 /* Profile mode: each rank's totals per function, as counters at ts. */
 void dc_rank_rings_snapshot(struct dc_rank_rings *rr, __u64 ts);
 /* pid finalized: its ring drained (and counted) a last time and let go. */

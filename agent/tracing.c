@@ -93,6 +93,8 @@ void agent_on_record(void *ctx, void *data, size_t len)
 {
 	struct agent *a = ctx;
 
+	/* The ranks' calls that ended first go first. */
+	dc_rank_rings_upto(a->rings, dc_recorder_msg_time(data, len));
 	dc_recorder_handle(a->recorder, data, len);
 }
 
@@ -102,13 +104,16 @@ static int wait_and_consume(struct agent *a)
 {
 	struct epoll_event evs[4];
 	int n = epoll_wait(a->epoll_fd, evs, 4, dc_rank_rings_active(a->rings) ? RING_POLL_MS : POLL_MS);
+	__u64 upto;
 
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	/* Each time round, not only when it is ready: silent clients expire. */
 	dc_control_serve(a->control);
+	upto = dc_now_ns(CLOCK_MONOTONIC) - DC_RING_SLACK_NS;
+	dc_rank_rings_begin(a->rings);
 	n = dc_event_rings_consume(a->events, false, BATCH_EVENTS);
-	dc_rank_rings_drain(a->rings);
+	dc_rank_rings_end(a->rings, upto);
 	return n < 0 ? n : 0;
 }
 

@@ -213,29 +213,80 @@ static void copy_slots(struct dc_ring_reader *r, __u64 from, unsigned n, void *o
 		memcpy((char *)out + i * DC_RING_SLOT_SIZE, slot(r->h, from + i, r->nslots), DC_RING_SLOT_SIZE);
 }
 
+/*
+ * The commit word of the record at tail, or DC_RING_EMPTY's 0 when there is
+ * none yet (tail shown to the rank) and DC_RING_DAMAGED when head is past
+ * what the ring holds. Head is read again only once the records up to its
+ * last reading are taken: its line stays with the rank's producers
+ * meanwhile.
+ */
+static __u32 next_commit(struct dc_ring_reader *r, enum dc_ring_next *state)
+{
+	__u32 commit;
+
+	if (r->tail == r->head) {
+		__u64 head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
+
+		if (head - r->tail > r->nslots) {
+			*state = damaged(r, "its head is past what the ring holds");
+			return 0;
+		}
+		r->head = head;
+	}
+	commit = r->head == r->tail ? 0 : __atomic_load_n(&slot(r->h, r->tail, r->nslots)->commit, __ATOMIC_ACQUIRE);
+	/* Not committed: a producer is still writing it. */
+	if (!(commit & DC_RING_COMMITTED)) {
+		*state = empty(r);
+		return 0;
+	}
+	*state = DC_RING_RECORD;
+	return commit;
+}
+
+bool dc_ring_reader_peek_end(struct dc_ring_reader *r, __u64 *end)
+{
+	const struct dc_ring_rec *s;
+	enum dc_ring_next state;
+	__u64 ts, dur;
+
+	if (r->problem)
+		return false;
+	next_commit(r, &state);
+	if (state == DC_RING_EMPTY)
+		return false;
+	*end = 0; /* damaged: taken at once, and found so */
+	if (state != DC_RING_RECORD)
+		return true;
+	/* The rank may change these before the record is copied: they say
+	 * only when it is taken, and the copy is checked then. */
+	s = slot(r->h, r->tail, r->nslots);
+	ts = __atomic_load_n(&s->ts, __ATOMIC_RELAXED);
+	dur = __atomic_load_n(&s->dur, __ATOMIC_RELAXED);
+	*end = ts + dur < ts ? ~0ull : ts + dur;
+	return true;
+}
+
+bool dc_ring_reader_half_full(struct dc_ring_reader *r)
+{
+	__u64 head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
+
+	return head - r->tail >= r->nslots / 2;
+}
+
 enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_rec *out, char *path)
 {
 	char scratch[DC_RING_PATH_SLOTS(DC_PATH_MAX) * DC_RING_SLOT_SIZE];
-	__u64 head, avail;
+	enum dc_ring_next state;
+	__u64 avail;
 	__u32 commit;
 	unsigned n;
 
 	if (r->problem)
 		return DC_RING_DAMAGED;
-	/* Head is read again only once the records up to its last reading
-	 * are taken: its line stays with the rank's producers meanwhile. */
-	if (r->tail == r->head) {
-		head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
-		if (head - r->tail > r->nslots)
-			return damaged(r, "its head is past what the ring holds");
-		r->head = head;
-	}
+	commit = next_commit(r, &state);
+	if (state != DC_RING_RECORD)
+		return state;
 	avail = r->head - r->tail;
-	if (!avail)
-		return empty(r);
-	commit = __atomic_load_n(&slot(r->h, r->tail, r->nslots)->commit, __ATOMIC_ACQUIRE);
-	if (!(commit & DC_RING_COMMITTED))
-		return empty(r); /* a producer is still writing it */
 	n = commit & ~DC_RING_COMMITTED;
 	if (!n || n > DC_RING_REC_MAX_SLOTS || n > avail)
 		return damaged(r, "a record claims more slots than it may have");

@@ -26,6 +26,7 @@
 #define DC_RANK_RING_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dc_event.h"
@@ -133,6 +134,12 @@ enum dc_ring_next {
 /* The next record, checked: path has room for DC_PATH_MAX bytes and ends
  * in a NUL when out->path_len is set; out->func < DC_WRAPPER_NFUNCS. */
 enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_rec *out, char *path);
+/* Whether a record is committed at the reader's tail, and when it says
+ * it ended (ts + dur, as the rank wrote it, unchecked: it tells only when
+ * to take the record; 0 for a ring found damaged, to be taken at once). */
+bool dc_ring_reader_peek_end(struct dc_ring_reader *r, __u64 *end);
+/* Whether the rank has reserved half the ring or more (or says so). */
+bool dc_ring_reader_half_full(struct dc_ring_reader *r);
 /* PROFILE: the rank's totals for function f (0 for f out of range). */
 struct dc_ring_counter dc_ring_reader_counter(const struct dc_ring_reader *r, unsigned f);
 /* Records the rank says it dropped; records taken; why it was found damaged. */

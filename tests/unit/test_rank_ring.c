@@ -186,6 +186,60 @@ static void test_tail_per_drain(void **state)
 	dc_ring_destroy(h);
 }
 
+/* What the agent asks before it takes a record: whether one is committed
+ * and when it ended; and whether the ring is half full. */
+static void test_peek(void **state)
+{
+	struct dc_ring_head *h;
+	struct dc_ring_reader *rd = pair(64, &h);
+	struct dc_ring_rec r = rec_for(3);
+	char path[DC_PATH_MAX];
+	__u64 end = 7;
+
+	assert_false(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(end, 7);
+	r.ts = 1000;
+	r.dur = 25;
+	assert_int_equal(dc_ring_put(h, &r, "/a/b", 5), 0);
+	r.ts = ~0ull - 5; /* ts + dur past 2^64: as late as can be */
+	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_true(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(end, 1025);
+	/* Asking again changes nothing. */
+	assert_true(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(end, 1025);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_int_equal(r.ts, 1000);
+	assert_string_equal(path, "/a/b");
+	assert_true(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(end, ~0ull);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_false(dc_ring_reader_peek_end(rd, &end));
+	/* Reserved but not committed: nothing to take yet. */
+	h->head += 1;
+	assert_false(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
+	h->head -= 1;
+	/* Half of 64 slots. */
+	for (unsigned i = 0; i < 31; i++)
+		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_false(dc_ring_reader_half_full(rd));
+	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	assert_true(dc_ring_reader_half_full(rd));
+	for (unsigned i = 0; i < 32; i++)
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	assert_false(dc_ring_reader_half_full(rd));
+	/* A head past what the ring holds: peek says take it now, and the
+	 * taking finds the ring damaged. */
+	h->head += 1000;
+	assert_true(dc_ring_reader_peek_end(rd, &end));
+	assert_int_equal(end, 0);
+	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_DAMAGED);
+	assert_false(dc_ring_reader_peek_end(rd, &end));
+	dc_ring_reader_free(rd);
+	dc_ring_destroy(h);
+}
+
 static void test_counters(void **state)
 {
 	struct dc_ring_head *h;
@@ -355,7 +409,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_wrap), cmocka_unit_test(test_full),
-		cmocka_unit_test(test_counters), cmocka_unit_test(test_tail_per_drain),       cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_counters), cmocka_unit_test(test_tail_per_drain), cmocka_unit_test(test_peek),       cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_hostile),        cmocka_unit_test(test_refused),
 	};
 
