@@ -311,6 +311,9 @@ static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts)
 			g->bad);
 	dc_ring_reader_free(g->r);
 	rr->rings[i] = rr->rings[--rr->n];
+	/* The heap's indices name rings by place: none is let go in a pass,
+	 * and were one, the rest of the pass goes at its end. */
+	rr->pass = false;
 }
 
 void dc_rank_rings_finish(struct dc_rank_rings *rr, __u32 pid, __u64 ts)
