@@ -88,7 +88,7 @@ int agent_check_kernel(struct agent *a);
 
 /* tracing.c */
 /* Each record of the BPF side, in time order (a dc_event_fn). */
-void agent_on_record(void *ctx, void *data, size_t len);
+void agent_on_record(void *ctx, void *data, size_t len, __u64 time);
 int agent_open_control(struct agent *a);
 int agent_start_targets(struct agent *a);
 void agent_write_ready_file(const char *path);

@@ -197,7 +197,7 @@ static void take(struct dc_event_rings *r, struct ring *g)
 		r->late++;
 	else
 		r->newest = g->head;
-	r->handle(r->ctx, (void *)(hdr + 2), len);
+	r->handle(r->ctx, (void *)(hdr + 2), len, g->head);
 	g->pos += (len + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
 	/* Its space back to the kernel at once: a full ring loses records. */
 	__atomic_store_n(g->consumer, g->pos, __ATOMIC_RELEASE);

@@ -19,8 +19,8 @@
 struct dc_event_rings;
 
 /* Each record, in time order; data is the ring's (read-only), good until
- * the call returns. */
-typedef void (*dc_event_fn)(void *ctx, void *data, size_t len);
+ * the call returns; time is time_of's for it. */
+typedef void (*dc_event_fn)(void *ctx, void *data, size_t len, __u64 time);
 
 /* How many rings and each one's size for ncpus CPUs and --ringbuf-mb
  * (the whole, shared out; each at least DC_RING_MIN_BYTES). */

@@ -181,9 +181,9 @@ static void report_damaged(const struct ring *g)
  */
 static int drain_one(struct dc_rank_rings *rr, struct ring *g, __u64 upto)
 {
-	/* Before upto, a record ended before now; taking every one, each is
-	 * held to a clock read after it was committed. */
-	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+	/* Taking to upto, a record ended by then, before now; taking every
+	 * one, each is held to a clock read after it was committed. */
+	__u64 now = upto == ALL ? 0 : dc_now_ns(CLOCK_MONOTONIC);
 	enum dc_ring_next got = DC_RING_EMPTY;
 	struct dc_ring_rec rec;
 	int n;

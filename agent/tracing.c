@@ -89,12 +89,12 @@ int agent_open_control(struct agent *a)
 	return 0;
 }
 
-void agent_on_record(void *ctx, void *data, size_t len)
+void agent_on_record(void *ctx, void *data, size_t len, __u64 time)
 {
 	struct agent *a = ctx;
 
 	/* The ranks' calls that ended first go first. */
-	dc_rank_rings_upto(a->rings, dc_recorder_msg_time(data, len));
+	dc_rank_rings_upto(a->rings, time);
 	dc_recorder_handle(a->recorder, data, len);
 }
 

@@ -98,6 +98,23 @@ static void put_rec(struct dc_ring_head *h, unsigned i, int expect)
 	assert_int_equal(dc_ring_put(h, &r, len ? p : NULL, len), expect);
 }
 
+/* n puts of r without a path, each answered expect. */
+static void put_n(struct dc_ring_head *h, const struct dc_ring_rec *r, unsigned n, int expect)
+{
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(dc_ring_put(h, r, NULL, 0), expect);
+}
+
+/* n records taken, whatever they hold. */
+static void take_n(struct dc_ring_reader *rd, unsigned n)
+{
+	struct dc_ring_rec r;
+	char path[DC_PATH_MAX];
+
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+}
+
 static void test_order_and_wrap(void **state)
 {
 	struct dc_ring_head *h;
@@ -128,13 +145,10 @@ static void test_full(void **state)
 	char path[DC_PATH_MAX];
 
 	/* 64 one-slot records fit; the next ones are dropped and counted. */
-	for (unsigned i = 0; i < 64; i++)
-		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
-	for (unsigned i = 0; i < 10; i++)
-		assert_int_equal(dc_ring_put(h, &r, NULL, 0), -1);
+	put_n(h, &r, 64, 0);
+	put_n(h, &r, 10, -1);
 	assert_int_equal(dc_ring_reader_lost(rd), 10);
-	for (unsigned i = 0; i < 64; i++)
-		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	take_n(rd, 64);
 	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
 	/* Room again once drained. */
 	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
@@ -161,22 +175,18 @@ static void test_tail_per_drain(void **state)
 	struct dc_ring_rec r = rec_for(1);
 	char path[DC_PATH_MAX];
 
-	for (unsigned i = 0; i < 20; i++)
-		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
-	for (unsigned i = 0; i < 7; i++)
-		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	put_n(h, &r, 20, 0);
+	take_n(rd, 7);
 	assert_int_equal(h->tail, 0);
-	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	take_n(rd, 1);
 	assert_int_equal(h->tail, 8);
-	for (unsigned i = 8; i < 20; i++)
-		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	take_n(rd, 12);
 	assert_int_equal(h->tail, 16);
 	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
 	assert_int_equal(h->tail, 20);
 	/* The rank had no reason to look at tail yet: 44 slots still free by its reading. */
 	assert_int_equal(h->tail_seen, 0);
-	for (unsigned i = 0; i < 44; i++)
-		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	put_n(h, &r, 44, 0);
 	assert_int_equal(h->tail_seen, 0);
 	/* The 65th slot: its reading of 0 says full, the agent's 20 says not. */
 	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
@@ -221,13 +231,11 @@ static void test_peek(void **state)
 	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
 	h->head -= 1;
 	/* Half of 64 slots. */
-	for (unsigned i = 0; i < 31; i++)
-		assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
+	put_n(h, &r, 31, 0);
 	assert_false(dc_ring_reader_half_full(rd));
 	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
 	assert_true(dc_ring_reader_half_full(rd));
-	for (unsigned i = 0; i < 32; i++)
-		assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_RECORD);
+	take_n(rd, 32);
 	assert_false(dc_ring_reader_half_full(rd));
 	/* A head past what the ring holds: peek says take it now, and the
 	 * taking finds the ring damaged. */
