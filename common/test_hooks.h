@@ -18,6 +18,9 @@
  * records reach the agent in any order, as they do when threads move
  * between CPUs, and only the agent's time-ordered merge puts them right.
  *
+ * DC_TEST_SLOW_PONGS=N: libdcpmpi's rank 0 holds each of its first N
+ * answers to a rank's clock pings for 3 ms, as a busy node delays them.
+ *
  * DC_TEST_PF_SHARED_SEQ=1: dc-merge -f perfetto writes every thread's calls
  * on the file's own packet sequence, each packet naming its track, as it
  * does for the threads past the sequence ids a file has
@@ -70,6 +73,19 @@ static inline int dc_test_switch(const char *name)
 	const char *s = getenv(name);
 
 	return s && strcmp(s, "1") == 0;
+#else
+	(void)name;
+	return 0;
+#endif
+}
+
+/* A test count: the variable name's number, else 0. */
+static inline long dc_test_count(const char *name)
+{
+#ifdef DC_TEST_HOOKS
+	const char *s = getenv(name);
+
+	return s ? strtol(s, NULL, 10) : 0;
 #else
 	(void)name;
 	return 0;

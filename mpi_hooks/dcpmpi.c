@@ -26,7 +26,18 @@
 #include "register.h"
 #include "test_hooks.h"
 
-#define PINGS 8
+/*
+ * Clock offset ping-pongs with rank 0, per rank: at least PINGS_MIN; then
+ * on until the shortest round trip is at most RTT_GOOD_NS, or PINGS_MAX,
+ * or PING_BUDGET_NS spent on this rank. A busy node (ranks and agents
+ * starting on few cores) can hold every one of a few round trips to
+ * milliseconds; a longer run mostly finds a short one. A quiet node, and
+ * any fast network, stops at PINGS_MIN.
+ */
+#define PINGS_MIN 8
+#define PINGS_MAX 64
+#define RTT_GOOD_NS 100000ll
+#define PING_BUDGET_NS 250000000ll
 #define TAG 0x4443
 
 static int registered;
@@ -41,37 +52,60 @@ static int64_t realtime_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec + dc_test_clock_skew_ns();
 }
 
+/* Rank 0: answers rank r's pings with its clock until r says stop. */
+static void clock_serve(MPI_Comm comm, int r)
+{
+	long slow = dc_test_count("DC_TEST_SLOW_PONGS");
+
+	for (;;) {
+		int64_t ping[2], now;
+
+		PMPI_Recv(ping, 2, MPI_INT64_T, r, TAG, comm, MPI_STATUS_IGNORE);
+		if (ping[1])
+			return;
+		if (slow-- > 0)
+			nanosleep(&(struct timespec){ .tv_nsec = 3000000 }, NULL);
+		now = realtime_ns();
+		PMPI_Send(&now, 1, MPI_INT64_T, r, TAG, comm);
+	}
+}
+
+/* Rank r: pings rank 0, keeping the offset of the shortest round trip,
+ * whose half is the error bound; then tells rank 0 to stop. */
+static void clock_ask(MPI_Comm comm, int64_t *offset, uint64_t *error)
+{
+	int64_t best_rtt = INT64_MAX, start = realtime_ns(), stop[2] = { 0, 1 };
+
+	for (int i = 0; i < PINGS_MAX; i++) {
+		int64_t ping[2] = { realtime_ns(), 0 }, remote, t1;
+
+		PMPI_Send(ping, 2, MPI_INT64_T, 0, TAG, comm);
+		PMPI_Recv(&remote, 1, MPI_INT64_T, 0, TAG, comm, MPI_STATUS_IGNORE);
+		t1 = realtime_ns();
+		if (t1 - ping[0] < best_rtt) {
+			best_rtt = t1 - ping[0];
+			*offset = remote - (ping[0] + t1) / 2;
+			*error = (uint64_t)best_rtt / 2;
+		}
+		if (i + 1 >= PINGS_MIN && (best_rtt <= RTT_GOOD_NS || t1 - start >= PING_BUDGET_NS))
+			break;
+	}
+	PMPI_Send(stop, 2, MPI_INT64_T, 0, TAG, comm);
+}
+
 /*
- * Each rank's offset to rank 0: a few ping-pongs, keeping the one with the
- * shortest round trip, whose half is the error bound. On a private
+ * Each rank's offset to rank 0, one rank at a time, on a private
  * communicator, so the application's messages are never seen.
  */
 static void clock_offset(MPI_Comm comm, int64_t *offset, uint64_t *error)
 {
-	int64_t best_rtt = INT64_MAX;
-
 	*offset = 0;
 	*error = 0;
 	for (int r = 1; r < world_size; r++) {
-		for (int i = 0; i < PINGS; i++) {
-			int64_t t0, t1, remote;
-
-			if (my_rank == 0) {
-				PMPI_Recv(&t0, 1, MPI_INT64_T, r, TAG, comm, MPI_STATUS_IGNORE);
-				remote = realtime_ns();
-				PMPI_Send(&remote, 1, MPI_INT64_T, r, TAG, comm);
-			} else if (my_rank == r) {
-				t0 = realtime_ns();
-				PMPI_Send(&t0, 1, MPI_INT64_T, 0, TAG, comm);
-				PMPI_Recv(&remote, 1, MPI_INT64_T, 0, TAG, comm, MPI_STATUS_IGNORE);
-				t1 = realtime_ns();
-				if (t1 - t0 < best_rtt) {
-					best_rtt = t1 - t0;
-					*offset = remote - (t0 + t1) / 2;
-					*error = (uint64_t)(t1 - t0) / 2;
-				}
-			}
-		}
+		if (my_rank == 0)
+			clock_serve(comm, r);
+		else if (my_rank == r)
+			clock_ask(comm, offset, error);
 	}
 }
 

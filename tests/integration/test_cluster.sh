@@ -83,9 +83,10 @@ for n in t["otherData"]["nodes"]:
     assert bound is not None, n
     assert abs(got - want) <= max(bound, 1000), (n["host"], got, want, bound)
     # And a bound that makes the correction mean something: at most a
-    # quarter of the skew corrected. The bound is half the shortest of eight
-    # round trips: 13-20 us on a quiet machine, up to a few ms while the
-    # machine is busy (six ranks and three agents on two cores).
+    # quarter of the skew corrected. The bound is half the shortest round
+    # trip: 13-20 us on a quiet machine after eight; while the machine is
+    # busy (six ranks and three agents on two cores) all of eight can take
+    # milliseconds, so a rank pings on, up to 64, for a short one.
     assert bound <= abs(want) / 4, (n["host"], got, want, bound, "a bound too wide for the skew")
     print("ok: %s corrected by %d ns (skew %+d ns to node1), error bound %d ns" % (n["host"], got, want, bound))
 writes = {}

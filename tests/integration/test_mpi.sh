@@ -175,3 +175,17 @@ nested=$(spans | awk '
 	$4 == "posix" && $5 == "pwrite" && $6 == 32768 { if ($2 <= m[$3]) l3++ }
 	END { print l2 + 0, l3 + 0 }')
 assert_eq "$nested" "4 4" "wrapper: levels nested on every rank (MPI-IO in H5Dwrite, pwrite in that)"
+
+# --- clock offsets on a busy node: rank 0's first answers held, pinging on ---
+"$DC_AGENT" --version | grep -q "test build" ||
+	fail "this build has no test hooks for slow clock pings: build with -DDC_TEST_HOOKS=ON (scripts/test.sh does)"
+bounds() { awk '$1 == "rank" && $6 == "kind=register" { sub("rank=", "", $4); sub("clock_error_ns=", "", $8); print $4, $8 }' "$DUMP" | sort -n; }
+mkdir -p "$TMP/slow"
+# Each rank's first 12 round trips take over 3 ms: rank 0 holds its answers.
+mpi slowpongs posix -x DC_TEST_SLOW_PONGS=12 "$DC_WORKLOADS/mpi_posix" "$TMP/slow"
+assert_eq "$(bounds | awk '$1 > 0 && $2 < 1500000' | wc -l | tr -d ' ')" "3" \
+	"ranks 1-3 ping past 12 slow round trips to a short one: $(bounds | tr '\n' ' ')"
+# Every answer held: the bound says so (64 pings at most, each over 3 ms).
+mpi allslow posix -x DC_TEST_SLOW_PONGS=100 "$DC_WORKLOADS/mpi_posix" "$TMP/slow"
+assert_eq "$(bounds | awk '$1 > 0 && $2 >= 1500000' | wc -l | tr -d ' ')" "3" \
+	"every round trip slow: a bound of at least half of 3 ms: $(bounds | tr '\n' ' ')"
