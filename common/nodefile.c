@@ -30,6 +30,18 @@ size_t dc_chunk_rec_size(unsigned type)
 	return type < DC_CHUNK_TYPE_MAX ? rec_sizes[type] : 0;
 }
 
+size_t dc_chunk_file_rec_size(unsigned type, unsigned version)
+{
+	return type == DC_CHUNK_EVENTS && version >= 3 ? 0 : dc_chunk_rec_size(type);
+}
+
+size_t dc_chunk_data_size(const struct dc_chunk_header *h)
+{
+	size_t rs = dc_chunk_rec_size(h->type);
+
+	return rs ? (size_t)h->count * rs : h->payload_len;
+}
+
 const char *dc_chunk_type_name(unsigned type)
 {
 	return type < DC_CHUNK_TYPE_MAX && type_names[type] ? type_names[type] : "unknown";

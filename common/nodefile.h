@@ -5,9 +5,10 @@
  *   header   struct dc_node_header, once, at offset 0
  *   chunk*   struct dc_chunk_header + payload, appended as the trace goes
  *
- * Chunk payloads are arrays of fixed-size records (events, processes,
- * counters, functions, per-CPU statistics) or, for STRINGS, NUL-terminated
- * strings whose ids count up from 1 in file order. A chunk only refers to
+ * Chunk payloads are arrays of fixed-size records (processes, counters,
+ * functions, per-CPU statistics, ranks), events packed (event_pack.h), or,
+ * for STRINGS, NUL-terminated strings whose ids count up from 1 in file
+ * order. A reader hands out every record as its struct, events too. A chunk only refers to
  * strings of earlier chunks. Every chunk carries a CRC32 of its header and
  * one of its payload, so a reader keeps everything up to the last whole
  * chunk of a file whose writer was killed, and names what it dropped.
@@ -25,11 +26,13 @@
 /*
  * The format's version: it changes when a reader of the previous version
  * would misread a file of this one. 2: RANKS records of kind
- * DC_RANK_SLURM_TASK. Readers take every version up to their own. A new
+ * DC_RANK_SLURM_TASK. 3: EVENTS chunks packed (event_pack.h), rec_size 0;
+ * before, arrays of struct dc_event. Readers take every version up to
+ * their own. A new
  * bit in a flags field (DC_FUNC_KFUNC) or a new record kind that readers
  * skip does not change it; a record's size or a field's meaning does.
  */
-#define DC_NODE_VERSION 2
+#define DC_NODE_VERSION 3
 #define DC_CHUNK_MAGIC 0x4b434344u /* "DCCK" */
 #define DC_NODE_SUFFIX ".dcnode"
 /* Bounds a reader trusts: larger claims are corruption, not data. */
@@ -73,9 +76,9 @@ struct dc_node_header {
 struct dc_chunk_header {
 	__u32 magic;
 	__u16 type;
-	__u16 rec_size; /* 0 for STRINGS */
+	__u16 rec_size; /* in the file: 0 for STRINGS, and for EVENTS from version 3 */
 	__u32 count;    /* records (or strings) */
-	__u32 payload_len;
+	__u32 payload_len; /* in the file */
 	__u64 min_ts;   /* EVENTS: earliest entry, for an ordered merge */
 	__u64 max_ts;
 	__u32 payload_crc;
@@ -144,8 +147,8 @@ int dc_writer_error(const struct dc_writer *w);
 struct dc_reader;
 
 struct dc_chunk {
-	struct dc_chunk_header hdr;
-	const void *data;   /* payload, valid until the next read */
+	struct dc_chunk_header hdr; /* as the file has it */
+	const void *data;   /* hdr.count records (dc_chunk_data_size bytes), valid until the next read */
 	long long offset;   /* of the chunk header in the file */
 };
 
@@ -170,7 +173,8 @@ enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c);
  */
 enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c, unsigned skip_mask);
 /* Reads and checks the payload of the chunk whose header is at offset into
- * buf (hdr->payload_len bytes). DC_READ_OK or DC_READ_CORRUPT/IOERR. */
+ * buf, as records (dc_chunk_data_size bytes). DC_READ_OK or
+ * DC_READ_CORRUPT/IOERR. */
 enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
 				   const struct dc_chunk_header *hdr, void *buf);
 const char *dc_reader_problem(const struct dc_reader *r);
@@ -180,7 +184,13 @@ __u32 dc_reader_nstrings(const struct dc_reader *r);
 void dc_reader_close(struct dc_reader *r);
 
 const char *dc_chunk_type_name(unsigned type);
-/* Record size a chunk type must have (0: variable, STRINGS and END). */
+/* Record size of a chunk type as readers and writers hold it (0:
+ * variable, STRINGS and END). */
 size_t dc_chunk_rec_size(unsigned type);
+/* The same as a file of that version stores it (0: packed or variable). */
+size_t dc_chunk_file_rec_size(unsigned type, unsigned version);
+/* Bytes a checked chunk's records take as structs (its payload, but for
+ * packed events). */
+size_t dc_chunk_data_size(const struct dc_chunk_header *h);
 
 #endif /* DC_NODEFILE_H */

@@ -2,6 +2,7 @@
 /* Reading a node file: its header and chunks, each checked (sizes, CRC32)
  * before use; a damaged chunk is skipped and said. */
 #include "nodefile.h"
+#include "event_pack.h"
 #include "nodefile_int.h"
 #include "safe_open.h"
 
@@ -22,6 +23,10 @@ struct dc_reader {
 	long long off;
 	char *payload;
 	size_t payload_cap;
+	struct dc_event *events; /* a packed chunk's events, unpacked */
+	size_t events_cap;
+	unsigned char *packed; /* dc_reader_load's packed payload */
+	size_t packed_cap;
 	char **strings;
 	__u32 nstrings, strings_cap;
 	char problem[512];
@@ -153,6 +158,21 @@ static int take_strings(struct dc_reader *r, const struct dc_chunk_header *h)
 	return 0;
 }
 
+static bool packed(const struct dc_reader *r, const struct dc_chunk_header *h)
+{
+	return h->type == DC_CHUNK_EVENTS && dc_chunk_file_rec_size(h->type, r->hdr.version) == 0;
+}
+
+/* A packed chunk's bytes bound its count both ways, and its events as
+ * structs are bounded as any chunk's payload is. */
+static bool packed_sizes_ok(const struct dc_chunk_header *h)
+{
+	unsigned long long n = h->count;
+
+	return n * DC_EVENT_PACKED_MIN <= h->payload_len && h->payload_len <= n * DC_EVENT_PACKED_MAX &&
+	       n * sizeof(struct dc_event) <= DC_CHUNK_MAX_PAYLOAD;
+}
+
 static enum dc_read_status check_chunk(struct dc_reader *r, const struct dc_chunk_header *h)
 {
 	size_t rs;
@@ -161,9 +181,9 @@ static enum dc_read_status check_chunk(struct dc_reader *r, const struct dc_chun
 		return problem(r, DC_READ_CORRUPT, "corrupt chunk header at offset %lld", r->off);
 	if (h->type == 0 || h->type >= DC_CHUNK_TYPE_MAX)
 		return problem(r, DC_READ_CORRUPT, "unknown chunk type %u at offset %lld", h->type, r->off);
-	rs = dc_chunk_rec_size(h->type);
+	rs = dc_chunk_file_rec_size(h->type, r->hdr.version);
 	if (h->rec_size != rs || h->payload_len > DC_CHUNK_MAX_PAYLOAD ||
-	    (rs && (unsigned long long)h->count * rs != h->payload_len))
+	    (rs && (unsigned long long)h->count * rs != h->payload_len) || (packed(r, h) && !packed_sizes_ok(h)))
 		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld has impossible sizes",
 			       dc_chunk_type_name(h->type), r->off);
 	return DC_READ_OK;
@@ -194,11 +214,42 @@ static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chu
 	return DC_READ_OK;
 }
 
-enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
-				   const struct dc_chunk_header *hdr, void *buf)
+/* Room for n bytes at *p (of *cap); -1 without memory. */
+static int room(void *p, size_t *cap, size_t n)
 {
-	ssize_t got = pread(r->fd, buf, hdr->payload_len, offset + sizeof(*hdr));
+	void *v;
+
+	if (n <= *cap)
+		return 0;
+	v = realloc(*(void **)p, n);
+	if (!v)
+		return -1;
+	*(void **)p = v;
+	*cap = n;
+	return 0;
+}
+
+static enum dc_read_status unpack(struct dc_reader *r, const struct dc_chunk_header *h, long long offset,
+				  const void *payload, struct dc_event *out)
+{
+	if (dc_event_unpack(payload, h->payload_len, h->count, out))
+		return problem(r, DC_READ_CORRUPT, "events chunk at offset %lld is not %u packed events; dropped",
+			       offset, h->count);
+	return DC_READ_OK;
+}
+
+enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
+				   const struct dc_chunk_header *hdr, void *out)
+{
+	bool pk = packed(r, hdr);
+	void *buf;
+	ssize_t got;
 	size_t len = hdr->payload_len;
+
+	if (pk && room(&r->packed, &r->packed_cap, len))
+		return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", hdr->payload_len);
+	buf = pk ? (void *)r->packed : out;
+	got = pread(r->fd, buf, len, offset + sizeof(*hdr));
 
 	if (got < 0)
 		return problem(r, DC_READ_IOERR, "%s", strerror(errno));
@@ -208,7 +259,7 @@ enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
 	if (dc_crc32(buf, len) != hdr->payload_crc)
 		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum; %u records dropped",
 			       dc_chunk_type_name(hdr->type), offset, hdr->count);
-	return DC_READ_OK;
+	return pk ? unpack(r, hdr, offset, buf, out) : DC_READ_OK;
 }
 
 enum dc_read_status dc_reader_next(struct dc_reader *r, struct dc_chunk *c)
@@ -236,14 +287,9 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 			return st;
 		if (skip_mask & (1u << h.type))
 			return skip_payload(r, &h, c);
-		if (h.payload_len > r->payload_cap) {
-			char *p = realloc(r->payload, h.payload_len);
-
-			if (!p)
-				return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", h.payload_len);
-			r->payload = p;
-			r->payload_cap = h.payload_len;
-		}
+		if (room(&r->payload, &r->payload_cap, h.payload_len) ||
+		    (packed(r, &h) && room(&r->events, &r->events_cap, dc_chunk_data_size(&h))))
+			return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", h.payload_len);
 		got = read_full(r->fd, r->payload, h.payload_len);
 		if (got < 0)
 			return problem(r, DC_READ_IOERR, "%s", strerror(errno));
@@ -258,6 +304,12 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 		c->data = r->payload;
 		c->offset = r->off;
 		r->off += sizeof(h) + h.payload_len;
+		if (packed(r, &h)) {
+			st = unpack(r, &h, c->offset, r->payload, r->events);
+			if (st != DC_READ_OK)
+				return st;
+			c->data = r->events;
+		}
 		if (h.type == DC_CHUNK_END)
 			return DC_READ_END;
 		if (h.type != DC_CHUNK_STRINGS)
@@ -287,6 +339,8 @@ void dc_reader_close(struct dc_reader *r)
 		free(r->strings[i]);
 	free(r->strings);
 	free(r->payload);
+	free(r->events);
+	free(r->packed);
 	free(r->path);
 	free(r);
 }

@@ -2,6 +2,7 @@
 /* Writing a node file (dc-agent, and the benchmarks' synthetic ones): records
  * gathered per chunk type, written as whole checked chunks. */
 #include "nodefile.h"
+#include "event_pack.h"
 #include "nodefile_int.h"
 #include "safe_open.h"
 
@@ -33,6 +34,8 @@ struct dc_writer {
 	int err;
 	off_t good_off; /* end of the last whole chunk */
 	struct buf bufs[DC_CHUNK_TYPE_MAX];
+	unsigned char *packed; /* an EVENTS chunk as the file holds it */
+	size_t packed_cap;
 	struct dc_hashtab *string_ids;
 	char **strings; /* by id - 1, to tell hash collisions apart */
 	__u32 nstrings, strings_cap;
@@ -261,25 +264,47 @@ static void sort_events(struct dc_event *ev, __u32 n)
 	}
 }
 
+/* The chunk's events, sorted, packed into w->packed: its length, or -1. */
+static ssize_t pack_events(struct dc_writer *w, struct dc_chunk_header *h, struct buf *b)
+{
+	struct dc_event *ev = (struct dc_event *)b->data;
+	size_t need = (size_t)b->count * DC_EVENT_PACKED_MAX;
+
+	if (need > w->packed_cap) {
+		unsigned char *p = realloc(w->packed, need);
+
+		if (!p)
+			return -1;
+		w->packed = p;
+		w->packed_cap = need;
+	}
+	/* Sorted chunks let the collector merge by time with bounded memory. */
+	sort_events(ev, b->count);
+	h->min_ts = ev[0].ts;
+	for (__u32 i = 0; i < b->count; i++)
+		if (ev[i].ts + ev[i].dur > h->max_ts)
+			h->max_ts = ev[i].ts + ev[i].dur;
+	return (ssize_t)dc_event_pack(ev, b->count, w->packed);
+}
+
 static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 {
 	struct dc_chunk_header h = {
 		.magic = DC_CHUNK_MAGIC,
 		.type = type,
-		.rec_size = dc_chunk_rec_size(type),
+		.rec_size = dc_chunk_file_rec_size(type, DC_NODE_VERSION),
 		.count = b->count,
 		.payload_len = b->len,
 	};
+	const void *payload = b->data;
 
 	if (type == DC_CHUNK_EVENTS && b->count) {
-		/* Sorted chunks let the collector merge by time with bounded memory. */
-		const struct dc_event *ev = (const void *)b->data;
+		ssize_t n = pack_events(w, &h, b);
 
-		sort_events((struct dc_event *)b->data, b->count);
-		h.min_ts = ev[0].ts;
-		for (__u32 i = 0; i < b->count; i++)
-			if (ev[i].ts + ev[i].dur > h.max_ts)
-				h.max_ts = ev[i].ts + ev[i].dur;
+		if (n < 0)
+			return fail(w, ENOMEM);
+		payload = w->packed;
+		h.payload_len = (__u32)n;
 	}
 	if (type == DC_CHUNK_COUNTERS && b->count) {
 		/* Snapshots are appended in time order. */
@@ -288,11 +313,11 @@ static int write_chunk(struct dc_writer *w, unsigned type, struct buf *b)
 		h.min_ts = c[0].ts;
 		h.max_ts = c[b->count - 1].ts;
 	}
-	h.payload_crc = dc_crc32(b->data, b->len);
+	h.payload_crc = dc_crc32(payload, h.payload_len);
 	h.header_crc = dc_nf_chunk_header_crc(h);
-	if (write_all(w->fd, &h, sizeof(h)) || write_all(w->fd, b->data, b->len))
+	if (write_all(w->fd, &h, sizeof(h)) || write_all(w->fd, payload, h.payload_len))
 		return fail(w, errno);
-	w->good_off += sizeof(h) + b->len;
+	w->good_off += sizeof(h) + h.payload_len;
 	if (type == DC_CHUNK_EVENTS)
 		w->events += b->count;
 	b->len = 0;
@@ -334,6 +359,7 @@ int dc_writer_close(struct dc_writer *w, unsigned long long *events)
 	close(w->fd);
 	for (unsigned i = 0; i < DC_CHUNK_TYPE_MAX; i++)
 		free(w->bufs[i].data);
+	free(w->packed);
 	for (__u32 i = 0; i < w->nstrings; i++)
 		free(w->strings[i]);
 	free(w->strings);

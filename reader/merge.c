@@ -39,9 +39,15 @@ static __u64 ts_of(const struct dc_run *r, const char *rec)
 	return ts + r->node->clock_shift_ns;
 }
 
+/* A run's records as the reader hands them out (events come unpacked). */
+static size_t rec_size(const struct dc_run *r)
+{
+	return r->hdr.type == DC_CHUNK_EVENTS ? sizeof(struct dc_event) : sizeof(struct dc_counter);
+}
+
 static const char *record(const struct active *a)
 {
-	return a->buf.data + (size_t)a->pos * a->run->hdr.rec_size;
+	return a->buf.data + (size_t)a->pos * rec_size(a->run);
 }
 
 static void sift_up(struct dc_merge *m, size_t i)
@@ -115,7 +121,7 @@ static int activate(struct dc_merge *m, const struct dc_run *run)
 		m->heap = v;
 		m->cap = cap;
 	}
-	if (take_buffer(m, &a.buf, run->hdr.payload_len))
+	if (take_buffer(m, &a.buf, dc_chunk_data_size(&run->hdr)))
 		return -1;
 	st = dc_reader_load(run->node->r, run->offset, &run->hdr, a.buf.data);
 	if (st != DC_READ_OK) {
@@ -174,7 +180,7 @@ int dc_merge_next(struct dc_merge *m, struct dc_merge_item *it)
 	if (++top->pos < top->run->hdr.count) {
 		/* Runs take turns, each a record at a time: too far apart for the
 		 * hardware to fetch ahead on its own. */
-		__builtin_prefetch(it->rec + 4 * top->run->hdr.rec_size);
+		__builtin_prefetch(it->rec + 4 * rec_size(top->run));
 		top->wall = ts_of(top->run, record(top));
 		sift_down(m, 0);
 		return 1;

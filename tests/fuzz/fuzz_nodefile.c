@@ -23,7 +23,7 @@ static void walk(const char *path, unsigned skip)
 			for (__u32 i = 0; i < c.hdr.count; i++)
 				(void)dc_reader_string(r, e[i].path);
 		}
-		if (!c.data && (buf = malloc(c.hdr.payload_len + 1))) {
+		if (!c.data && (buf = malloc(dc_chunk_data_size(&c.hdr) + 1))) {
 			dc_reader_load(r, c.offset, &c.hdr, buf);
 			free(buf);
 		}

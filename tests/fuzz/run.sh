@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs each fuzz harness for SECONDS on a small seed corpus: the shipped
-# YAML files, a node file written by the agent's own writer, and file names
+# YAML files, a node file written by the agent's own writer, bytes for the
+# packed-events decoder, and file names
 # for the escapers.
 # Usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]
 set -euo pipefail
@@ -10,13 +11,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/nodefile" "$work/probeset" "$work/control" "$work/escape" "$work/rank_ring"
+mkdir -p "$work/nodefile" "$work/event_pack" "$work/probeset" "$work/control" "$work/escape" "$work/rank_ring"
 printf 'caf\303\251-\342\202\254-\360\237\230\200.dat' >"$work/escape/utf8"
 printf 'bad-\377\376\300\200\355\240\200\n\033[31m\302\205\\' >"$work/escape/bytes"
 cp "$here"/corpus/probeset/* "$work/probeset/"
 "$build/bench/gen_nodefiles" "$work/gen" seed 1 6
 cp "$work/gen/seed/"*.dcnode "$work/nodefile/seed.dcnode"
-for f in nodefile probeset control escape rank_ring; do
+printf '\002\200\040\006\016\020\002\000\002\000\200\100\000\000\000\012\004\002\100\000\000\000\000\000\000\200\100\000\000\000\000\000' >"$work/event_pack/two"
+for f in nodefile event_pack probeset control escape rank_ring; do
 	echo "fuzz_$f: $secs s"
 	"$build/tests/fuzz/fuzz_$f" -max_total_time="$secs" -max_len=65536 -print_final_stats=1 \
 		"$work/$f" 2>"$work/$f.log" || { tail -50 "$work/$f.log"; exit 1; }

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/small"
-mount -t tmpfs -o size=2m tmpfs "$TMP/small"
+mount -t tmpfs -o size=512k tmpfs "$TMP/small"
 trap 'umount "$TMP/small" 2>/dev/null; cleanup_tmp' EXIT
 
 rc=0

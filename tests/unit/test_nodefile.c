@@ -17,6 +17,7 @@
 
 #include "crc32.h"
 #include "nodefile.h"
+#include "nodefile_int.h"
 
 static char dir[] = "/tmp/dc-unit.XXXXXX";
 static char path[256];
@@ -216,6 +217,23 @@ static void test_symlink_is_refused(void **state)
 	assert_int_equal(access(target, F_OK), -1); /* nothing created through the link */
 }
 
+/* The last events chunk's payload length, through the reader. */
+static __u32 last_events_payload(void)
+{
+	char err[256];
+	struct dc_reader *r = dc_reader_open(path, err, sizeof(err));
+	struct dc_chunk ch;
+	__u32 len = 0;
+
+	assert_non_null(r);
+	while (dc_reader_next(r, &ch) == DC_READ_OK)
+		if (ch.hdr.type == DC_CHUNK_EVENTS)
+			len = ch.hdr.payload_len;
+	dc_reader_close(r);
+	assert_true(len > 0);
+	return len;
+}
+
 static void truncate_by(off_t cut)
 {
 	struct stat st;
@@ -231,7 +249,7 @@ static void test_truncated_keeps_whole_chunks(void **state)
 
 	write_file(1000, 100); /* 10 event chunks of 100 */
 	/* Remove the end mark and half of the last event chunk. */
-	truncate_by(sizeof(struct dc_chunk_header) + 50 * sizeof(struct dc_event));
+	truncate_by(sizeof(struct dc_chunk_header) + last_events_payload() / 2);
 	assert_int_equal(read_file(&c, problem, sizeof(problem)), DC_READ_TRUNCATED);
 	assert_int_equal(c.events, 900);
 	assert_non_null(strstr(problem, "cut short"));
@@ -283,7 +301,7 @@ static void test_corrupt_chunk_header(void **state)
 	char problem[512];
 
 	write_file(300, 100);
-	flip_byte(sizeof(struct dc_chunk_header) + 100 * sizeof(struct dc_event) + 12);
+	flip_byte(sizeof(struct dc_chunk_header) + last_events_payload() + 12);
 	assert_int_equal(read_file(&c, problem, sizeof(problem)), DC_READ_CORRUPT);
 	assert_non_null(strstr(problem, "corrupt chunk header"));
 }
@@ -321,12 +339,60 @@ static void test_empty_file(void **state)
 
 /* A write that fails half-way (here: over RLIMIT_FSIZE, as a full disk would)
  * leaves the file cut back to its last whole chunk. */
+/* Appends a chunk of the records at p as a version-2 writer did. */
+static void append_chunk(int fd, unsigned type, const void *p, __u32 count, size_t rec, size_t len)
+{
+	struct dc_chunk_header h = { .magic = DC_CHUNK_MAGIC, .type = type, .rec_size = rec,
+				     .count = count, .payload_len = len };
+
+	if (type == DC_CHUNK_EVENTS && count) {
+		h.min_ts = ((const struct dc_event *)p)[0].ts;
+		h.max_ts = ((const struct dc_event *)p)[count - 1].ts;
+	}
+	h.payload_crc = dc_crc32(p, h.payload_len);
+	h.header_crc = dc_nf_chunk_header_crc(h);
+	assert_int_equal(write(fd, &h, sizeof(h)), sizeof(h));
+	assert_int_equal(write(fd, p, h.payload_len), h.payload_len);
+}
+
+/* Files of version 2 (events as plain structs) read as they always did. */
+static void test_version_2_events_read(void **state)
+{
+	struct dc_node_header h = header();
+	struct dc_event ev[3];
+	struct counts c;
+	char problem[512];
+	int fd;
+
+	h.version = 2;
+	h.header_size = sizeof(h);
+	memcpy(h.magic, DC_NODE_MAGIC, sizeof(h.magic));
+	h.crc = dc_nf_node_header_crc(h);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, &h, sizeof(h)), sizeof(h));
+	static const char strings[] = "write\0posix\0/data/out.dat";
+
+	append_chunk(fd, DC_CHUNK_STRINGS, strings, 3, 0, sizeof(strings));
+	struct dc_func f = { .id = 0, .name = 1, .category = 2 };
+	append_chunk(fd, DC_CHUNK_FUNCS, &f, 1, sizeof(f), sizeof(f));
+	for (int i = 0; i < 3; i++)
+		ev[i] = event(2000 + i, 0, 3);
+	append_chunk(fd, DC_CHUNK_EVENTS, ev, 3, sizeof(ev[0]), sizeof(ev));
+	append_chunk(fd, DC_CHUNK_END, NULL, 0, 0, 0);
+	close(fd);
+	assert_int_equal(read_file(&c, problem, sizeof(problem)), DC_READ_END);
+	assert_int_equal(c.events, 3);
+	assert_int_equal(c.last_ts, 2002);
+}
+
 static void test_failed_write_keeps_file_valid(void **state)
 {
 	struct dc_node_header h = header();
 	struct rlimit old, lim;
 	char err[256], problem[512];
 	struct counts c;
+	struct stat st;
 	int rc = 0;
 
 	struct dc_writer *w = dc_writer_create(path, &h, -1, -1, 0600, err, sizeof(err));
@@ -344,7 +410,10 @@ static void test_failed_write_keeps_file_valid(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	getrlimit(RLIMIT_FSIZE, &old);
 	lim = old;
-	lim.rlim_cur = 20000; /* room for a few more hundred bytes, not a chunk */
+	assert_int_equal(stat(path, &st), 0);
+	/* Room for a few hundred bytes more, not a chunk of 100 events. */
+	assert_true(last_events_payload() > 600);
+	lim.rlim_cur = st.st_size + 300;
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	for (int i = 0; i < 1000 && rc == 0; i++) {
 		struct dc_event e = event(1000 + i, 0, file);
@@ -394,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_header, setup),
 		cmocka_unit_test_setup(test_empty_file, setup),
 		cmocka_unit_test_setup(test_failed_write_keeps_file_valid, setup),
+		cmocka_unit_test_setup(test_version_2_events_read, setup),
 		cmocka_unit_test(test_crc_is_zlibs),
 	};
 	int rc;
