@@ -11,6 +11,8 @@ mpi() { # job probes workload args...
 	trace "$job" -p "$probes" -- mpirun --allow-run-as-root --oversubscribe -np 4 \
 		-x LD_PRELOAD="$DC_PMPI" "$@"
 }
+# "rank bound" of each registered rank, by rank.
+bounds() { awk '$1 == "rank" && $6 == "kind=register" { sub("rank=", "", $4); sub("clock_error_ns=", "", $8); print $4, $8 }' "$DUMP" | sort -n; }
 pid_of_rank() { awk -v r="$1" '$1 == "rank" && $4 == "rank=" r && $6 == "kind=register" { sub("pid=", "", $3); print $3 }' "$DUMP"; }
 
 # --- POSIX I/O per rank ---
@@ -19,6 +21,7 @@ mpi mpiposix posix,syscalls "$DC_WORKLOADS/mpi_posix" "$TMP/posix"
 assert_eq "$(grep -c '^rank .* world=4 kind=register' "$DUMP")" "4" "ranks registered, world size 4"
 assert_eq "$(grep -c '^rank .* kind=finalize' "$DUMP")" "4" "ranks finalized"
 assert_eq "$(for r in 0 1 2 3; do pid_of_rank $r; done | sort -u | wc -l | tr -d ' ')" "4" "four distinct pids"
+quiet_bound=$(bounds | awk '$2 > m { m = $2 } END { print m + 0 }') # this machine's, unhindered
 for r in 0 1 2 3; do
 	n=$((10 * (r + 1)))
 	assert_eq "$(calls posix write "^$TMP/posix/rank_$r\\.dat\$" "$(pid_of_rank $r)")" "$n $((n * 1000)) $((n * 1000))" "rank $r libc writes"
@@ -179,7 +182,12 @@ assert_eq "$nested" "4 4" "wrapper: levels nested on every rank (MPI-IO in H5Dwr
 # --- clock offsets on a busy node: rank 0's first answers held, pinging on ---
 "$DC_AGENT" --version | grep -q "test build" ||
 	fail "this build has no test hooks for slow clock pings: build with -DDC_TEST_HOOKS=ON (scripts/test.sh does)"
-bounds() { awk '$1 == "rank" && $6 == "kind=register" { sub("rank=", "", $4); sub("clock_error_ns=", "", $8); print $4, $8 }' "$DUMP" | sort -n; }
+# The held answers take 3 ms; where round trips take a millisecond or more
+# unhindered (an emulated guest), holding them tells nothing.
+if [ "$quiet_bound" -ge 500000 ]; then
+	echo "skip: held clock pings: round trips here already take $((2 * quiet_bound / 1000)) us unhindered"
+	exit 0
+fi
 mkdir -p "$TMP/slow"
 # Each rank's first 12 round trips take over 3 ms: rank 0 holds its answers.
 mpi slowpongs posix -x DC_TEST_SLOW_PONGS=12 "$DC_WORKLOADS/mpi_posix" "$TMP/slow"
