@@ -52,11 +52,14 @@ static int64_t realtime_ns(void)
 	return ts.tv_sec * 1000000000ll + ts.tv_nsec + dc_test_clock_skew_ns();
 }
 
-/* Rank 0: answers rank r's pings with its clock until r says stop. */
+/* Rank 0: tells rank r its turn has come, then answers its pings with
+ * its clock until r says stop. */
 static void clock_serve(MPI_Comm comm, int r)
 {
 	long slow = dc_test_count("DC_TEST_SLOW_PONGS");
+	int64_t go = 0;
 
+	PMPI_Send(&go, 1, MPI_INT64_T, r, TAG, comm);
 	for (;;) {
 		int64_t ping[2], now;
 
@@ -70,11 +73,29 @@ static void clock_serve(MPI_Comm comm, int r)
 	}
 }
 
+/*
+ * Rank r: waits for its turn asleep, not spinning in MPI's progress loop:
+ * on a node with more ranks than cores the waiting ranks would take the
+ * cores from rank 0 and the rank whose turn it is, and every round trip
+ * would last a time slice.
+ */
+static void clock_wait_turn(MPI_Comm comm)
+{
+	MPI_Request req;
+	int64_t go;
+	int done = 0;
+
+	if (PMPI_Irecv(&go, 1, MPI_INT64_T, 0, TAG, comm, &req) != MPI_SUCCESS)
+		return;
+	while (PMPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+		nanosleep(&(struct timespec){ .tv_nsec = 50000 }, NULL);
+}
+
 /* Rank r: pings rank 0, keeping the offset of the shortest round trip,
  * whose half is the error bound; then tells rank 0 to stop. */
 static void clock_ask(MPI_Comm comm, int64_t *offset, uint64_t *error)
 {
-	int64_t best_rtt = INT64_MAX, start = realtime_ns(), stop[2] = { 0, 1 };
+	int64_t best_rtt = INT64_MAX, start = 0, stop[2] = { 0, 1 };
 
 	for (int i = 0; i < PINGS_MAX; i++) {
 		int64_t ping[2] = { realtime_ns(), 0 }, remote, t1;
@@ -82,6 +103,10 @@ static void clock_ask(MPI_Comm comm, int64_t *offset, uint64_t *error)
 		PMPI_Send(ping, 2, MPI_INT64_T, 0, TAG, comm);
 		PMPI_Recv(&remote, 1, MPI_INT64_T, 0, TAG, comm, MPI_STATUS_IGNORE);
 		t1 = realtime_ns();
+		/* The budget runs from rank 0's first answer: before it, rank 0
+		 * was serving the ranks before this one. */
+		if (!i)
+			start = t1;
 		if (t1 - ping[0] < best_rtt) {
 			best_rtt = t1 - ping[0];
 			*offset = remote - (ping[0] + t1) / 2;
@@ -104,8 +129,10 @@ static void clock_offset(MPI_Comm comm, int64_t *offset, uint64_t *error)
 	for (int r = 1; r < world_size; r++) {
 		if (my_rank == 0)
 			clock_serve(comm, r);
-		else if (my_rank == r)
+		else if (my_rank == r) {
+			clock_wait_turn(comm);
 			clock_ask(comm, offset, error);
+		}
 	}
 }
 
