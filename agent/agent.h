@@ -48,6 +48,7 @@ struct agent {
 	struct dc_recorder *recorder;
 	struct dc_rank_rings *rings; /* the ranks' MPI-IO (wrapper sets) */
 	struct dc_event_rings *events; /* the BPF side's records */
+	bool backlog; /* the last round took a whole batch: more may wait */
 	struct dc_child child;
 	struct dc_control *control;
 	int epoll_fd;
