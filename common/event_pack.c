@@ -63,7 +63,8 @@ struct cursor {
 	bool bad;
 };
 
-static __u64 get(struct cursor *c)
+/* A varint of more than one byte, or one cut short. */
+static __attribute__((noinline)) __u64 get_long(struct cursor *c)
 {
 	__u64 v = 0;
 
@@ -84,13 +85,31 @@ static __u64 get(struct cursor *c)
 	return 0;
 }
 
-static __u64 get_step(struct cursor *c, __u64 prev)
+/* Most fields take one or two bytes: those inline. */
+static inline __u64 get(struct cursor *c)
+{
+	const unsigned char *p = c->p;
+
+	if (c->end - p >= 2) {
+		if (p[0] < 0x80) {
+			c->p = p + 1;
+			return p[0];
+		}
+		if (p[1] < 0x80) {
+			c->p = p + 2;
+			return (p[0] & 0x7fu) | (__u64)p[1] << 7;
+		}
+	}
+	return get_long(c);
+}
+
+static inline __u64 get_step(struct cursor *c, __u64 prev)
 {
 	return prev + unzigzag(get(c));
 }
 
 /* A value for a field max wide: out of range marks the chunk bad. */
-static __u64 fit(struct cursor *c, __u64 v, __u64 max)
+static inline __u64 fit(struct cursor *c, __u64 v, __u64 max)
 {
 	if (v > max)
 		c->bad = true;
@@ -98,7 +117,7 @@ static __u64 fit(struct cursor *c, __u64 v, __u64 max)
 }
 
 /* The same for a signed 32-bit field, carried sign-extended. */
-static __s32 fit_s32(struct cursor *c, __u64 v)
+static inline __s32 fit_s32(struct cursor *c, __u64 v)
 {
 	if ((__s64)v < INT32_MIN || (__s64)v > INT32_MAX)
 		c->bad = true;
