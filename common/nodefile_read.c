@@ -214,21 +214,6 @@ static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chu
 	return DC_READ_OK;
 }
 
-/* Room for n bytes at *p (of *cap); -1 without memory. */
-static int room(void *p, size_t *cap, size_t n)
-{
-	void *v;
-
-	if (n <= *cap)
-		return 0;
-	v = realloc(*(void **)p, n);
-	if (!v)
-		return -1;
-	*(void **)p = v;
-	*cap = n;
-	return 0;
-}
-
 static enum dc_read_status unpack(struct dc_reader *r, const struct dc_chunk_header *h, long long offset,
 				  const void *payload, struct dc_event *out)
 {
@@ -246,7 +231,7 @@ enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
 	ssize_t got;
 	size_t len = hdr->payload_len;
 
-	if (pk && room(&r->packed, &r->packed_cap, len))
+	if (pk && dc_nf_room(&r->packed, &r->packed_cap, len))
 		return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", hdr->payload_len);
 	buf = pk ? (void *)r->packed : out;
 	got = pread(r->fd, buf, len, offset + sizeof(*hdr));
@@ -287,8 +272,8 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 			return st;
 		if (skip_mask & (1u << h.type))
 			return skip_payload(r, &h, c);
-		if (room(&r->payload, &r->payload_cap, h.payload_len) ||
-		    (packed(r, &h) && room(&r->events, &r->events_cap, dc_chunk_data_size(&h))))
+		if (dc_nf_room(&r->payload, &r->payload_cap, h.payload_len) ||
+		    (packed(r, &h) && dc_nf_room(&r->events, &r->events_cap, dc_chunk_data_size(&h))))
 			return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", h.payload_len);
 		got = read_full(r->fd, r->payload, h.payload_len);
 		if (got < 0)

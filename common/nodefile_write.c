@@ -268,16 +268,9 @@ static void sort_events(struct dc_event *ev, __u32 n)
 static ssize_t pack_events(struct dc_writer *w, struct dc_chunk_header *h, struct buf *b)
 {
 	struct dc_event *ev = (struct dc_event *)b->data;
-	size_t need = (size_t)b->count * DC_EVENT_PACKED_MAX;
 
-	if (need > w->packed_cap) {
-		unsigned char *p = realloc(w->packed, need);
-
-		if (!p)
-			return -1;
-		w->packed = p;
-		w->packed_cap = need;
-	}
+	if (dc_nf_room(&w->packed, &w->packed_cap, (size_t)b->count * DC_EVENT_PACKED_MAX))
+		return -1;
 	/* Sorted chunks let the collector merge by time with bounded memory. */
 	sort_events(ev, b->count);
 	h->min_ts = ev[0].ts;

@@ -14,6 +14,7 @@ struct buffer {
 struct active {
 	const struct dc_run *run;
 	struct buffer buf;
+	size_t rec_size; /* of its records as the reader hands them out */
 	__u32 pos;
 	__u64 wall; /* of the record at pos */
 };
@@ -39,15 +40,9 @@ static __u64 ts_of(const struct dc_run *r, const char *rec)
 	return ts + r->node->clock_shift_ns;
 }
 
-/* A run's records as the reader hands them out (events come unpacked). */
-static size_t rec_size(const struct dc_run *r)
-{
-	return r->hdr.type == DC_CHUNK_EVENTS ? sizeof(struct dc_event) : sizeof(struct dc_counter);
-}
-
 static const char *record(const struct active *a)
 {
-	return a->buf.data + (size_t)a->pos * rec_size(a->run);
+	return a->buf.data + (size_t)a->pos * a->rec_size;
 }
 
 static void sift_up(struct dc_merge *m, size_t i)
@@ -109,7 +104,7 @@ static void give_buffer(struct dc_merge *m, struct buffer b)
 /* Reads a run's chunk and puts it on the heap; a bad chunk is skipped. */
 static int activate(struct dc_merge *m, const struct dc_run *run)
 {
-	struct active a = { .run = run };
+	struct active a = { .run = run, .rec_size = dc_chunk_rec_size(run->hdr.type) };
 	enum dc_read_status st;
 
 	if (m->nheap == m->cap) {
@@ -180,7 +175,7 @@ int dc_merge_next(struct dc_merge *m, struct dc_merge_item *it)
 	if (++top->pos < top->run->hdr.count) {
 		/* Runs take turns, each a record at a time: too far apart for the
 		 * hardware to fetch ahead on its own. */
-		__builtin_prefetch(it->rec + 4 * rec_size(top->run));
+		__builtin_prefetch(it->rec + 4 * top->rec_size);
 		top->wall = ts_of(top->run, record(top));
 		sift_down(m, 0);
 		return 1;
