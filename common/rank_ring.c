@@ -55,6 +55,16 @@ fail:
 	return NULL;
 }
 
+void dc_ring_prefault(struct dc_ring_head *h)
+{
+	size_t page = sysconf(_SC_PAGESIZE), size = ring_size(h->nslots);
+
+	/* A zero written where there is a zero: nothing is committed yet, and
+	 * the agent, which may already read the slots, sees what it saw. */
+	for (size_t at = DC_RING_HEAD_SIZE; at < size; at += page)
+		__atomic_store_n((char *)h + at, 0, __ATOMIC_RELAXED);
+}
+
 void dc_ring_destroy(struct dc_ring_head *h)
 {
 	if (h)

@@ -109,6 +109,11 @@ _Static_assert(sizeof(struct dc_ring_head) <= DC_RING_HEAD_SIZE, "the header fit
 /* A new ring of nslots slots (a power of two up to DC_RING_SLOTS_MAX) in a
  * sealed memfd: the mapping, and the fd in *fd. NULL with errno set. */
 struct dc_ring_head *dc_ring_create(unsigned nslots, int *fd);
+/* TRACE: maps every page of the slots into the rank before its first
+ * record, so that no call pays a page fault of the ring (a shared memory
+ * page is allocated and zeroed on its first write). Before the first
+ * dc_ring_put only. */
+void dc_ring_prefault(struct dc_ring_head *h);
 void dc_ring_destroy(struct dc_ring_head *h);
 /* Appends r (its commit word is set here) and its path; -1 when the ring
  * has no room (counted in lost). Any thread may call it. */

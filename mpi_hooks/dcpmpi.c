@@ -190,6 +190,8 @@ static void say(int type, int64_t offset, uint64_t error)
 		return;
 	}
 	if (r && r->mode != DC_RING_OFF) {
+		if (r->mode == DC_RING_TRACE)
+			dc_ring_prefault(r);
 		ring = r;
 		dc_mpiio_start(r);
 	} else {
