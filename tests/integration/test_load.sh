@@ -17,7 +17,10 @@ DUMP=$TMP/stress.dump
 made=$(sed -n 's/^writes=\([0-9]*\) .*/\1/p' "$TMP/stress.out")
 seen=$(grep -cE "^event .* func=write .* path=$TMP/s/(s_[0-9]+_[0-9]+|c_[0-9]+)\\.dat\$" "$DUMP" || true)
 lost=$(lost_events)
-assert_eq "$((seen + lost))" "$made" "events in the file + lost = writes the workload made"
+# Lost counts records of every kind (opens and exits as well), so a write
+# missing from the file is one of them: at most as many missing as lost.
+assert_eq "$((seen <= made && made - seen <= lost))" "1" \
+	"every write the workload made is in the file or among the lost records: $seen in the file, $lost lost, $made made"
 assert_eq "$lost" "0" "lost events on one node at this rate"
 assert_eq "$(grep -c '^process .*kind=exit' "$DUMP")" "2005" "process exits (stress, 4 writers, 2000 children)"
 peak_kib=$(tail -1 "$TMP/stress.err" | cut -d' ' -f2)
