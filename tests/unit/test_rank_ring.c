@@ -179,7 +179,7 @@ static long faults_filling(unsigned n, bool prefault)
 {
 	struct dc_ring_rec r = rec_for(4);
 	struct dc_ring_head *h;
-	long before;
+	long before, faults;
 	int fd;
 
 	h = dc_ring_create(n, &fd);
@@ -189,11 +189,11 @@ static long faults_filling(unsigned n, bool prefault)
 	before = minor_faults();
 	for (unsigned i = 0; i < n; i++)
 		dc_ring_put(h, &r, NULL, 0);
-	before = minor_faults() - before;
+	faults = minor_faults() - before;
 	assert_int_equal(h->head, n);
 	dc_ring_destroy(h);
 	close(fd);
-	return before;
+	return faults;
 }
 
 /* A traced rank's calls pay no page fault of the ring: its pages are mapped
