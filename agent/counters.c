@@ -17,9 +17,10 @@ static bool in_list(__u32 pid, const __u32 *list, size_t n)
 int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, const __u32 *exited,
 			size_t nexited)
 {
-	struct dc_profile_key key, next, *prev = NULL;
+	struct dc_profile_key key, next, *prev = NULL, *gone = NULL;
 	/* The map is per CPU: a lookup fills one value per possible CPU. */
 	struct dc_profile_val *vals = calloc(ncpus, sizeof(*vals));
+	size_t ngone = 0, cap = 0;
 	int rc = 0;
 
 	if (!vals)
@@ -38,18 +39,24 @@ int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, c
 		}
 		if (dc_writer_counter(w, &c))
 			rc = -1;
-	}
-	free(vals);
-	/* Deleting during the walk would restart it: delete afterwards. */
-	prev = NULL;
-	while (nexited && bpf_map_get_next_key(map_fd, prev, &next) == 0) {
-		key = next;
-		if (in_list(key.pid, exited, nexited) && bpf_map_delete_elem(map_fd, &key) == 0) {
-			prev = NULL;
-			continue;
+		/* An exited process's totals are final: its keys go after the
+		 * walk (deleting during it would restart it, and a restart per
+		 * key walks every bucket of the map again). */
+		if (in_list(key.pid, exited, nexited)) {
+			if (ngone == cap) {
+				struct dc_profile_key *more = realloc(gone, (cap = cap ? 2 * cap : 64) * sizeof(*gone));
+
+				if (!more)
+					continue; /* kept, and counted again next time */
+				gone = more;
+			}
+			gone[ngone++] = key;
 		}
-		prev = &key;
 	}
+	for (size_t i = 0; i < ngone; i++)
+		bpf_map_delete_elem(map_fd, &gone[i]);
+	free(gone);
+	free(vals);
 	return rc;
 }
 
