@@ -43,16 +43,27 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[in
 # lost_in FILE...: the events the agents said on stderr they lost, summed.
 lost_in() { cat "$@" 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{ s += $1 } END { print s + 0 }'; }
 
+# rotated ROUND TOOL...: the tools in the order round ROUND runs them, each
+# round starting one further on, so that no tool always follows the same
+# one (a run leaves dirty pages, freed memory and a warm cache behind).
+rotated() {
+	local r=$1
+	shift
+	local n=$#
+	local -a t=("$@")
+	for ((i = 0; i < n; i++)); do echo "${t[((i + r - 1) % n)]}"; done
+}
+
 # interleave ROUNDS TOOL...: round after round, `run TOOL ROUND` (the
-# caller's) for each tool in turn, so that every tool sees the machine's
-# same hours; then med[TOOL] is the median of what each run printed.
+# caller's) for each tool in turn (rotated), so that every tool sees the
+# machine's same hours; then med[TOOL] is the median of what each run printed.
 interleave() {
 	local rounds=$1 r t
 	local -A runs
 	shift
 	declare -gA med
 	for r in $(seq "$rounds"); do
-		for t in "$@"; do runs[$t]+="$(run "$t" "$r") "; done
+		for t in $(rotated "$r" "$@"); do runs[$t]+="$(run "$t" "$r") "; done
 	done
 	for t in "$@"; do med[$t]=$(echo "${runs[$t]}" | median); done
 }

@@ -138,7 +138,7 @@ declare -A walls ios
 read -r -a apis <<<"${IOR_APIS:-POSIX MPIIO HDF5}"
 for api in "${apis[@]}"; do
 	for r in $(seq "$rounds"); do
-		for t in "${tools[@]}"; do
+		for t in $(rotated "$r" "${tools[@]}"); do
 			read -r wall io <<<"$(run "$api" "$t" "$r")"
 			walls[$api.$t]+="$wall "
 			ios[$api.$t]+="$io "

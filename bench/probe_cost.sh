@@ -32,19 +32,27 @@ agent() { # mode probes; the agent's own work (-v) goes to $tmp/own.MODE
 	grep -v "^dc-agent: \(site\|probe set\|time\|own work\)" "$tmp/run.err" >>"$tmp/agent.err" || true
 }
 
+run() { # tool: one run's median ns per call
+	case $1 in
+	bare) "$loop" "$calls" ;;
+	vdso) "$loop" --clock "$calls" ;;
+	floor) "$build/bench/empty_probe" --multi "$loop" "$calls" ;;
+	classic) "$build/bench/empty_probe" "$loop" "$calls" ;;
+	sysfloor) "$build/bench/empty_probe" --no-func --syscalls "$loop" "$calls" ;;
+	sysclock) "$build/bench/empty_probe" --no-func --syscalls --clock "$loop" "$calls" ;;
+	bpftrace) bpftrace_run "$calls" ;;
+	trace_posix) agent trace posix ;;
+	profile_posix) agent profile posix ;;
+	trace_all) agent trace posix,stdio,syscalls ;;
+	profile_all) agent profile posix,stdio,syscalls ;;
+	esac
+}
+
 declare -A runs
-for _ in $(seq "$rounds"); do
-	runs[bare]+="$("$loop" "$calls") "
-	runs[vdso]+="$("$loop" --clock "$calls") "
-	runs[floor]+="$("$build/bench/empty_probe" --multi "$loop" "$calls") "
-	runs[classic]+="$("$build/bench/empty_probe" "$loop" "$calls") "
-	runs[sysfloor]+="$("$build/bench/empty_probe" --no-func --syscalls "$loop" "$calls") "
-	runs[sysclock]+="$("$build/bench/empty_probe" --no-func --syscalls --clock "$loop" "$calls") "
-	runs[bpftrace]+="$(bpftrace_run "$calls") "
-	runs[trace_posix]+="$(agent trace posix) "
-	runs[profile_posix]+="$(agent profile posix) "
-	runs[trace_all]+="$(agent trace posix,stdio,syscalls) "
-	runs[profile_all]+="$(agent profile posix,stdio,syscalls) "
+for r in $(seq "$rounds"); do
+	for t in $(rotated "$r" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all); do
+		runs[$t]+="$(run "$t") "
+	done
 done
 
 declare -A med
