@@ -40,8 +40,9 @@ int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, c
 		if (dc_writer_counter(w, &c))
 			rc = -1;
 		/* An exited process's totals are final: its keys go after the
-		 * walk (deleting during it would restart it, and a restart per
-		 * key walks every bucket of the map again). */
+		 * walk. Deleting during it would restart it, and each restart
+		 * walks the map's buckets again from the first (65,536 of them,
+		 * most empty) up to the next key to delete. */
 		if (in_list(key.pid, exited, nexited)) {
 			if (ngone == cap) {
 				struct dc_profile_key *more = realloc(gone, (cap = cap ? 2 * cap : 64) * sizeof(*gone));

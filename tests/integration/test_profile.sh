@@ -30,9 +30,9 @@ assert_contains "$TMP/profile.err" "per-process totals (profile mode) written to
 # each of two short-lived writers ends with its exact totals.
 trace exited --mode profile --interval 0.05 -- sh -c "\"$DC_WORKLOADS/posix_write\" \"$TMP\" 100 4096; sleep 0.4;
 	\"$DC_WORKLOADS/posix_write\" \"$TMP\" 100 4096; sleep 0.3"
-mapfile -t writers < <(awk '$1 == "process" && $3 == "kind=exec" && $NF == "comm=posix_write" { print substr($4, 5) }' "$DUMP")
-assert_eq "${#writers[@]}" 2 "short-lived writers"
-for w in "${writers[@]}"; do
+writers=$(awk '$1 == "process" && $3 == "kind=exec" && $NF == "comm=posix_write" { print substr($4, 5) }' "$DUMP")
+assert_eq "$(echo "$writers" | wc -l)" 2 "short-lived writers"
+for w in $writers; do
 	pid=$w
 	assert_eq "$(final posix write)" "count=100 bytes=409600" "pid $w's final write totals"
 	gone=$(awk -v pid="$w" '$1 == "process" && $3 == "kind=exit" && $4 == "pid=" pid { print substr($2, 4) }' "$DUMP")
