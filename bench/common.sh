@@ -22,9 +22,10 @@ build_peers() {
 # The agent as a cluster runs it: started before the job (dc-prolog) with
 # --match-env, stopped after it (dc-epilog); only the job's time is timed.
 # agent_start AGENT DIR JOB MODE SETS TAG: joins programs started with
-# DC_BENCH_RUN=TAG; output in DIR/out, messages in DIR/agent.err.
+# DC_BENCH_RUN=TAG; output in DIR/out, messages (-v: with its own work)
+# in DIR/agent.err.
 agent_start() {
-	"$1" -o "$2/out" -j "$3" -m "$4" -p "$5" --match-env "DC_BENCH_RUN=$6" \
+	"$1" -v -o "$2/out" -j "$3" -m "$4" -p "$5" --match-env "DC_BENCH_RUN=$6" \
 		--ready-file "$2/ready" 2>"$2/agent.err" &
 	agent_pid=$!
 	for _ in $(seq 300); do [ -e "$2/ready" ] && return 0; sleep 0.05; done
@@ -42,6 +43,13 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[in
 
 # lost_in FILE...: the events the agents said on stderr they lost, summed.
 lost_in() { cat "$@" 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{ s += $1 } END { print s + 0 }'; }
+
+# own FILE... FIELD: the median of the agent's own work (its -v line) over
+# the files, FIELD one of "ms of CPU", "ns an event", "a second" (wake-ups).
+own() {
+	local field=${*: -1}
+	cat "${@:1:$#-1}" 2>/dev/null | sed -n "/^dc-agent: own work:/s/.* \([0-9.]*\) $field.*/\1/p" | median
+}
 
 # rotated ROUND TOOL...: the tools in the order round ROUND runs them, each
 # round starting one further on, so that no tool always follows the same

@@ -17,7 +17,7 @@
 # system call from the kernel costs).
 # Prints, per back end and tool: the median of IOR's own write+read time as a
 # ratio to bare, the calls each tool recorded against IOR's count, and the
-# bytes on disk per traced call.
+# bytes on disk per traced call; and the agent's own CPU a job.
 #
 # Usage: ior_peers.sh BUILD_DIR [ROUNDS] [BLOCK]   (defaults 5 rounds, 16m)
 # PEERS_DIR: where the peers are built (default: a folder under BUILD_DIR).
@@ -170,6 +170,10 @@ for api in "${apis[@]}"; do
 		printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")" \
 			"$w" "$rd" "$per"
 	done
+	# On a node whose cores all run ranks, the agent's CPU is the job's.
+	echo "  the agent's own CPU a job (medians): trace $(own "$tmp/$api"-trace-*/agent.err "ms of CPU") ms," \
+		"$(own "$tmp/$api"-trace-*/agent.err "ns an event") ns an event; profile" \
+		"$(own "$tmp/$api"-profile-*/agent.err "ms of CPU") ms"
 done
 # What each H5Dwrite of the last traced HDF5 round says: its file and its
 # dataset, FILE:/DATASET (IOR creates and opens datasets through HDF5's 1.6

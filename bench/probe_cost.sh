@@ -48,9 +48,10 @@ run() { # tool: one run's median ns per call
 	esac
 }
 
+tools=(bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all)
 declare -A runs
 for r in $(seq "$rounds"); do
-	for t in $(rotated "$r" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all); do
+	for t in $(rotated "$r" "${tools[@]}"); do
 		runs[$t]+="$(run "$t") "
 	done
 done
@@ -58,7 +59,7 @@ done
 declare -A med
 for k in "${!runs[@]}"; do med[$k]=$(echo "${runs[$k]}" | median); done
 
-lost=$( (grep -o '[0-9]* events lost' "$tmp/agent.err" || true) | awk '{s += $1} END {print s + 0}')
+lost=$(lost_in "$tmp/agent.err")
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
 printf '  %-40s %8s ns\n' "bare" "${med[bare]}" \
 	"empty uprobe+uretprobe, uprobe_multi" "${med[floor]}" \
@@ -94,9 +95,6 @@ echo "cost per call as a ratio to the system-call tracepoints that only read the
 	"$(overc "${med[trace_posix]}"), profile posix $(overc "${med[profile_posix]}")"
 # The agent's own CPU while it traced, per event written, and its wake-ups
 # per second: what it costs a full node besides the probes (medians).
-own() { # FILE FIELD: "ns an event" or "a second"
-	sed -n "s/.* \([0-9.]*\) $2.*/\1/p" "$1" | median
-}
 echo "the agent's own work while tracing (medians): trace posix $(own "$tmp/own.trace.posix" "ns an event") ns of CPU" \
 	"an event, $(own "$tmp/own.trace.posix" "a second") wake-ups a second; trace posix+stdio+syscalls" \
 	"$(own "$tmp/own.trace.posix_stdio_syscalls" "ns an event") ns, $(own "$tmp/own.trace.posix_stdio_syscalls" "a second") a second"
