@@ -5,7 +5,8 @@
 # usage: boot.sh ENV_FILE OUT_DIR SCRIPT [DISK_IMAGE]
 #   OUT_DIR: shared read-write, as /out in the guest; SCRIPT: a path under
 #   it; DISK_IMAGE: a raw image, /dev/vda in the guest.
-# env: DC_VM_MEM (2G), DC_VM_CPUS (2), DC_VM_TIMEOUT (seconds, 900),
+# env: DC_VM_MEM (2G), DC_VM_CPUS (2), DC_VM_TIMEOUT (seconds, 1200: above a whole
+#      matrix with mpi at its limit in guest-tests.sh),
 #      DC_VM_TCG_THREAD (single: both vCPUs on one host thread; multi can
 #      leave both vCPUs spinning on a kernel int3 while the guest patches a
 #      tracepoint's static branch, a soft lockup seen on 6.1 and 5.10),
@@ -16,7 +17,7 @@ env_file=$1 out=$2 script=$3 disk=${4:-}
 drive=()
 [ -z "$disk" ] || drive=(-drive "file=$disk,if=virtio,format=raw,cache=unsafe")
 log=$out/console.log
-timeout "${DC_VM_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=${DC_VM_TCG_THREAD:-single} -cpu max \
+timeout "${DC_VM_TIMEOUT:-1200}" qemu-system-x86_64 -accel tcg,thread=${DC_VM_TCG_THREAD:-single} -cpu max \
 	-m "${DC_VM_MEM:-2G}" -smp "${DC_VM_CPUS:-2}" -nographic -no-reboot -monitor none -serial stdio -nodefaults \
 	-kernel "$KERNEL" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet loglevel=${DC_VM_LOGLEVEL:-3} panic=-1 dc_cmd=/out/${script#"$out"/} dc_ktree=$KTREE" \
