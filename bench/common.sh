@@ -41,6 +41,14 @@ agent_stop() { # DIR
 # median: the middle one of the numbers on stdin (on lines or one line).
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# spread: the middle half of the numbers on stdin (on lines or one line),
+# its ends as ratios to their median ("0.91-1.08"): how far apart a tool's
+# own runs lie, against which a difference between two medians is read.
+spread() {
+	tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
+		END { m = v[int((NR + 1) / 2)]; if (m > 0) printf "%.2f-%.2f\n", v[int((NR + 3) / 4)] / m, v[int((3 * NR + 3) / 4)] / m }'
+}
+
 # lost_in FILE...: the events the agents said on stderr they lost, summed.
 lost_in() { cat "$@" 2>/dev/null | { grep -o '[0-9]* events lost' || true; } | awk '{ s += $1 } END { print s + 0 }'; }
 
@@ -64,17 +72,36 @@ rotated() {
 
 # interleave ROUNDS TOOL...: round after round, `run TOOL ROUND` (the
 # caller's) for each tool in turn (rotated), so that every tool sees the
-# machine's same hours; then med[TOOL] is the median of what each run printed.
+# machine's same hours; then med[TOOL] is the median of what each run
+# printed, and spr[TOOL] their spread.
 interleave() {
 	local rounds=$1 r t
 	local -A runs
 	shift
-	declare -gA med
+	declare -gA med spr
 	for r in $(seq "$rounds"); do
 		for t in $(rotated "$r" "$@"); do runs[$t]+="$(run "$t" "$r") "; done
 	done
-	for t in "$@"; do med[$t]=$(echo "${runs[$t]}" | median); done
+	for t in "$@"; do
+		med[$t]=$(echo "${runs[$t]}" | median)
+		spr[$t]=$(echo "${runs[$t]}" | spread)
+	done
+}
+
+# cost_table TITLE LABEL TOOL [LABEL TOOL...]: interleave's medians as a
+# table of ns per call, above bare and the spread of each tool's runs.
+cost_table() {
+	echo "$1"
+	shift
+	printf '  %-46s %9s %12s %11s\n' tool "ns/call" "above bare" "runs' half"
+	while [ $# -gt 1 ]; do
+		printf '  %-46s %9s %12s %11s\n' "$1" "${med[$2]}" "$(above "$2")" "${spr[$2]}"
+		shift 2
+	done
 }
 
 # above TOOL: med[TOOL] less med[bare], in whole ns.
 above() { awk -v a="${med[$1]}" -v z="${med[bare]}" 'BEGIN { printf "%.0f", a - z }'; }
+
+# above_ratio TOOL PEER: TOOL's cost above bare as a ratio to PEER's.
+above_ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }

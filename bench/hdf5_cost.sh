@@ -62,18 +62,16 @@ tools=(bare darshan trace_wrapper profile_wrapper trace_uprobe profile_uprobe)
 interleave "$rounds" "${tools[@]}"
 lost=$(lost_in "$tmp"/*/agent.err)
 
-echo "H5Dwrite of 4 KiB (a hyperslab), 1 rank, $calls calls x $rounds interleaved rounds, median ns per call"
-printf '  %-46s %9s %12s\n' tool "ns/call" "above bare"
-printf '  %-46s %9s %12s\n' bare "${med[bare]}" 0 \
-	"Darshan with its HDF5 module (LD_PRELOAD)" "${med[darshan]}" "$(above darshan)" \
-	"dc-agent trace, hdf5-wrapper (libdcpmpi.so)" "${med[trace_wrapper]}" "$(above trace_wrapper)" \
-	"dc-agent profile, hdf5-wrapper (libdcpmpi.so)" "${med[profile_wrapper]}" "$(above profile_wrapper)" \
-	"dc-agent trace, hdf5_openmpi (uprobes)" "${med[trace_uprobe]}" "$(above trace_uprobe)" \
-	"dc-agent profile, hdf5_openmpi (uprobes)" "${med[profile_uprobe]}" "$(above profile_uprobe)"
-ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "cost above bare as a ratio to Darshan's: wrapper trace $(ratio trace_wrapper darshan)," \
-	"profile $(ratio profile_wrapper darshan); uprobes trace $(ratio trace_uprobe darshan)," \
-	"profile $(ratio profile_uprobe darshan)"
+cost_table "H5Dwrite of 4 KiB (a hyperslab), 1 rank, $calls calls x $rounds interleaved rounds, median ns per call" \
+	bare bare \
+	"Darshan with its HDF5 module (LD_PRELOAD)" darshan \
+	"dc-agent trace, hdf5-wrapper (libdcpmpi.so)" trace_wrapper \
+	"dc-agent profile, hdf5-wrapper (libdcpmpi.so)" profile_wrapper \
+	"dc-agent trace, hdf5_openmpi (uprobes)" trace_uprobe \
+	"dc-agent profile, hdf5_openmpi (uprobes)" profile_uprobe
+echo "cost above bare as a ratio to Darshan's: wrapper trace $(above_ratio trace_wrapper darshan)," \
+	"profile $(above_ratio profile_wrapper darshan); uprobes trace $(above_ratio trace_uprobe darshan)," \
+	"profile $(above_ratio profile_uprobe darshan)"
 read -r wn wb <<<"$(writes trace_wrapper "$rounds")"
 read -r un _ <<<"$(writes trace_uprobe "$rounds")"
 read -r dn db <<<"$(darshan_writes "$rounds")"

@@ -156,19 +156,20 @@ for api in "${apis[@]}"; do
 	bw=$(echo "${walls[$api.bare]}" | median)
 	bi=$(echo "${ios[$api.bare]}" | median)
 	echo "$api ($(expected "$api") writes and as many reads)"
-	printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' tool "wall(s)" "x bare" "io(s)" "x bare" writes reads "bytes/call"
+	printf '  %-8s %9s %7s %9s %7s %10s %9s %9s %11s\n' tool "wall(s)" "x bare" "io(s)" "x bare" "io half" \
+		writes reads "bytes/call"
 	for t in "${tools[@]}"; do
 		mw=$(echo "${walls[$api.$t]}" | median)
 		mi=$(echo "${ios[$api.$t]}" | median)
+		row=("$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")" "$(echo "${ios[$api.$t]}" | spread)")
 		if [ "$t" = bare ] || [ "$t" = floor ] || [ "$t" = clock ]; then
-			printf '  %-8s %9s %7s %9s %7s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")"
+			printf '  %-8s %9s %7s %9s %7s %10s\n' "${row[@]}"
 			continue
 		fi
 		read -r w rd size recs <<<"$(counts "$api" "$t" "$tmp/$api-$t-$rounds")"
 		per=-
 		[ "$recs" -gt 0 ] && per=$(ratio "$size" "$recs")
-		printf '  %-8s %9s %7s %9s %7s %9s %9s %11s\n' "$t" "$mw" "$(ratio "$mw" "$bw")" "$mi" "$(ratio "$mi" "$bi")" \
-			"$w" "$rd" "$per"
+		printf '  %-8s %9s %7s %9s %7s %10s %9s %9s %11s\n' "${row[@]}" "$w" "$rd" "$per"
 	done
 	# On a node whose cores all run ranks, the agent's CPU is the job's.
 	echo "  the agent's own CPU a job (medians): trace $(own "$tmp/$api"-trace-*/agent.err "ms of CPU") ms," \
@@ -186,4 +187,5 @@ fi
 echo "targets: trace <= dxt's ratio; profile <= darshan's ratio + 0.05 (profile counts include IOR's other calls)"
 echo "floor: the empty system-call tracepoints alone, which trace and profile pay before any work of their own"
 echo "clock: the same reading the clock at each end, what timing every system call from the kernel costs at least"
+echo "io half: the middle half of a tool's runs, as ratios to their median: how far one run lies from another"
 echo "lost events in all agent runs: $lost"

@@ -64,25 +64,23 @@ tools=(bare darshan dxt floor trace_mpiio profile_mpiio trace profile trace_upro
 interleave "$rounds" "${tools[@]}"
 lost=$(lost_in "$tmp"/*/agent.err)
 
-echo "MPI_File_write_at of 4 KiB, 1 rank, $calls calls x $rounds interleaved rounds, median ns per call"
-printf '  %-46s %9s %12s\n' tool "ns/call" "above bare"
-printf '  %-46s %9s %12s\n' bare "${med[bare]}" 0 \
-	"Darshan (LD_PRELOAD)" "${med[darshan]}" "$(above darshan)" \
-	"Darshan DXT" "${med[dxt]}" "$(above dxt)" \
-	"floor: empty uprobe pair + syscall tracepoints" "${med[floor]}" "$(above floor)" \
-	"dc-agent trace, mpiio (wrapper) alone" "${med[trace_mpiio]}" "$(above trace_mpiio)" \
-	"dc-agent profile, mpiio (wrapper) alone" "${med[profile_mpiio]}" "$(above profile_mpiio)" \
-	"dc-agent trace, mpiio (wrapper)+syscalls" "${med[trace]}" "$(above trace)" \
-	"dc-agent profile, mpiio (wrapper)+syscalls" "${med[profile]}" "$(above profile)" \
-	"dc-agent trace, mpiio-uprobe+syscalls" "${med[trace_uprobe]}" "$(above trace_uprobe)" \
-	"dc-agent profile, mpiio-uprobe+syscalls" "${med[profile_uprobe]}" "$(above profile_uprobe)" \
-	"dc-agent trace, posix+stdio+syscalls+mpiio" "${med[trace_all]}" "$(above trace_all)" \
-	"dc-agent profile, posix+stdio+syscalls+mpiio" "${med[profile_all]}" "$(above profile_all)"
-ratio() { awk -v a="$(above "$1")" -v b="$(above "$2")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-echo "cost above bare as a ratio: the MPI-IO level alone, trace to DXT $(ratio trace_mpiio dxt)," \
-	"profile to Darshan $(ratio profile_mpiio darshan); with the system calls, trace to DXT $(ratio trace dxt)," \
-	"profile to Darshan $(ratio profile darshan); mpiio-uprobe trace to the floor $(ratio trace_uprobe floor);" \
-	"the floor to DXT $(ratio floor dxt)"
+cost_table "MPI_File_write_at of 4 KiB, 1 rank, $calls calls x $rounds interleaved rounds, median ns per call" \
+	bare bare \
+	"Darshan (LD_PRELOAD)" darshan \
+	"Darshan DXT" dxt \
+	"floor: empty uprobe pair + syscall tracepoints" floor \
+	"dc-agent trace, mpiio (wrapper) alone" trace_mpiio \
+	"dc-agent profile, mpiio (wrapper) alone" profile_mpiio \
+	"dc-agent trace, mpiio (wrapper)+syscalls" trace \
+	"dc-agent profile, mpiio (wrapper)+syscalls" profile \
+	"dc-agent trace, mpiio-uprobe+syscalls" trace_uprobe \
+	"dc-agent profile, mpiio-uprobe+syscalls" profile_uprobe \
+	"dc-agent trace, posix+stdio+syscalls+mpiio" trace_all \
+	"dc-agent profile, posix+stdio+syscalls+mpiio" profile_all
+echo "cost above bare as a ratio: the MPI-IO level alone, trace to DXT $(above_ratio trace_mpiio dxt)," \
+	"profile to Darshan $(above_ratio profile_mpiio darshan); with the system calls, trace to DXT $(above_ratio trace dxt)," \
+	"profile to Darshan $(above_ratio profile darshan); mpiio-uprobe trace to the floor $(above_ratio trace_uprobe floor);" \
+	"the floor to DXT $(above_ratio floor dxt)"
 read -r m p <<<"$(calls_traced "$rounds")"
 echo "calls in the last trace: MPI_File_write_at $m, pwrite $p, of $calls each"
 echo "lost events in all agent runs: $lost"
