@@ -7,6 +7,7 @@
 # usage: tests/kernels/run.sh BUILD_DIR [SUITE...]   (default: bookworm bullseye)
 # env: DC_KERNEL_CACHE (kernels and initramfs; default BUILD_DIR/kernels),
 #      DC_KERNEL_TESTS (the tests to run, to look into one; default: all below)
+#      DC_GUEST_TEST_TIMEOUT (seconds a test in the guest; guest-tests.sh)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run.sh BUILD_DIR [SUITE...]}" && pwd)
@@ -46,6 +47,8 @@ for suite in "${suites[@]}"; do
 	mkfs.ext4 -q -F "$out/ext4.img"
 	{
 		echo "export DC_EXPECT_KFUNCS='fentry/fexit'"
+		# The guest starts with an environment of its own.
+		[ -z "${DC_GUEST_TEST_TIMEOUT:-}" ] || echo "export DC_GUEST_TEST_TIMEOUT=$((DC_GUEST_TEST_TIMEOUT))"
 		echo "sh $here/guest-tests.sh $build /out $tests"
 	} >"$out/cmd.sh"
 	echo "=== $suite ($(. "$env_file" && echo "$KVER"))"
