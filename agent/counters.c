@@ -48,7 +48,7 @@ int dc_profile_snapshot(int map_fd, int ncpus, struct dc_writer *w, __u64 now, c
 				struct dc_profile_key *more = realloc(gone, (cap = cap ? 2 * cap : 64) * sizeof(*gone));
 
 				if (!more)
-					continue; /* kept, and counted again next time */
+					continue; /* kept: written again at each snapshot */
 				gone = more;
 			}
 			gone[ngone++] = key;

@@ -32,7 +32,7 @@ agent() { # mode probes; the agent's own work (-v) goes to $tmp/own.MODE
 	grep -v "^dc-agent: \(site\|probe set\|time\|own work\)" "$tmp/run.err" >>"$tmp/agent.err" || true
 }
 
-run() { # tool: one run's median ns per call
+run() { # TOOL: one run's median ns per call (for interleave)
 	case $1 in
 	bare) "$loop" "$calls" ;;
 	vdso) "$loop" --clock "$calls" ;;
@@ -48,16 +48,7 @@ run() { # tool: one run's median ns per call
 	esac
 }
 
-tools=(bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all)
-declare -A runs
-for r in $(seq "$rounds"); do
-	for t in $(rotated "$r" "${tools[@]}"); do
-		runs[$t]+="$(run "$t") "
-	done
-done
-
-declare -A med
-for k in "${!runs[@]}"; do med[$k]=$(echo "${runs[$k]}" | median); done
+interleave "$rounds" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all
 
 lost=$(lost_in "$tmp/agent.err")
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
