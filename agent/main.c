@@ -224,6 +224,10 @@ int main(int argc, char **argv)
 	libbpf_set_print(a.opt.verbose > 1 ? libbpf_print : quiet_print);
 	if (a.opt.check)
 		return agent_check_kernel(&a);
+#ifdef DC_BENCH_WITHOUT
+	fprintf(stderr, "dc-agent: warning: a benchmark build whose BPF programs leave out their " DC_BENCH_WITHOUT
+			" (DC_BENCH_WITHOUT): what it writes is not a trace\n");
+#endif
 	handle_signals();
 
 	if (agent_setup(&a) || agent_start_targets(&a)) {

@@ -215,6 +215,18 @@ static int check(struct dc_options *o)
 	return 0;
 }
 
+/* What --version says of a build that is not the product's. */
+#ifdef DC_TEST_HOOKS
+static const char build_kind_test[] = ", a test build (DC_TEST_HOOKS)";
+#else
+static const char build_kind_test[] = "";
+#endif
+#ifdef DC_BENCH_WITHOUT
+static const char build_kind_bench[] = ", a benchmark build without its BPF programs' " DC_BENCH_WITHOUT " (DC_BENCH_WITHOUT)";
+#else
+static const char build_kind_bench[] = "";
+#endif
+
 int dc_options_parse(int argc, char **argv, struct dc_options *o)
 {
 	static const struct option longopts[] = {
@@ -247,11 +259,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 			return 1;
 		}
 		if (c == 'V') {
-#ifdef DC_TEST_HOOKS
-			printf("dc-agent (DataCrumbs) %s, a test build (DC_TEST_HOOKS)\n", DC_VERSION);
-#else
-			printf("dc-agent (DataCrumbs) %s\n", DC_VERSION);
-#endif
+			printf("dc-agent (DataCrumbs) %s%s%s\n", DC_VERSION, build_kind_test, build_kind_bench);
 			return 1;
 		}
 		if (c == '?' || take_option(c, optarg, o)) {

@@ -5,8 +5,11 @@
 # tracepoints (the floor where dc-agent observes write), and the same
 # reading the clock at each end (what timing a call costs), under bpftrace's
 # uprobe+uretprobe on the same function, counting only (what a user would
-# reach for), and under dc-agent in trace and profile modes; and, beside
-# them, a clock read in the process (as Darshan times a call). Runs are
+# reach for), and under dc-agent in trace and profile modes, and under
+# benchmark builds of it whose programs leave out their clock reads or
+# their ring-buffer records (DC_BENCH_WITHOUT, built here from this source
+# tree): what each part of a traced call costs; and, beside them, a clock
+# read in the process (as Darshan times a call). Runs are
 # interleaved, ROUNDS times, and the medians compared, so that the ratios
 # come from one run on one (noisy) machine. Cost = ns per call above bare.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
@@ -26,11 +29,23 @@ bpftrace_run() { # N: the loop under bpftrace's uprobe+uretprobe on libc write
 		-c "$loop $1" 2>/dev/null | awk '/^[0-9.]+$/ { print; exit }'
 }
 
-agent() { # mode probes; the agent's own work (-v) goes to $tmp/own.MODE
-	"$build/agent/dc-agent" -v -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>"$tmp/run.err"
-	grep "own work" "$tmp/run.err" >>"$tmp/own.$1.${2//,/_}" || true
-	grep -v "^dc-agent: \(site\|probe set\|time\|own work\)" "$tmp/run.err" >>"$tmp/agent.err" || true
+agent() { # mode probes [BUILD]; the agent's own work (-v) goes to $tmp/own.MODE.PROBES
+	local b=${3:-$build}
+	"$b/agent/dc-agent" -v -o "$tmp" -j "bench-$1-$RANDOM$RANDOM" -m "$1" -p "$2" -- "$loop" "$calls" 2>"$tmp/run.err"
+	[ -n "${3:-}" ] || grep "own work" "$tmp/run.err" >>"$tmp/own.$1.${2//,/_}" || true
+	grep -v "^dc-agent: \(site\|probe set\|time\|own work\|warning: a benchmark build\)" "$tmp/run.err" >>"$tmp/agent.err" || true
 }
+
+# without PART: builds a dc-agent whose programs leave PART (clock, ring)
+# out, into $tmp/without-PART.
+src=$(cd "$(dirname "$0")/.." && pwd)
+without() {
+	cmake -S "$src" -B "$tmp/without-$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDC_BENCH_WITHOUT="$1" >/dev/null &&
+		cmake --build "$tmp/without-$1" --target dc-agent -j "$(nproc)" >/dev/null ||
+		{ echo "$(basename "$0"): cannot build dc-agent with DC_BENCH_WITHOUT=$1" >&2; exit 1; }
+}
+without clock
+without ring
 
 run() { # TOOL: one run's median ns per call (for interleave)
 	case $1 in
@@ -45,10 +60,14 @@ run() { # TOOL: one run's median ns per call (for interleave)
 	profile_posix) agent profile posix ;;
 	trace_all) agent trace posix,stdio,syscalls ;;
 	profile_all) agent profile posix,stdio,syscalls ;;
+	trace_noclock) agent trace posix "$tmp/without-clock" ;;
+	profile_noclock) agent profile posix "$tmp/without-clock" ;;
+	trace_noring) agent trace posix "$tmp/without-ring" ;;
 	esac
 }
 
-interleave "$rounds" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all
+interleave "$rounds" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all \
+	trace_noclock profile_noclock trace_noring
 
 lost=$(lost_in "$tmp/agent.err")
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
@@ -61,7 +80,10 @@ printf '  %-40s %8s ns\n' "bare" "${med[bare]}" \
 	"dc-agent trace, posix" "${med[trace_posix]}" \
 	"dc-agent profile, posix" "${med[profile_posix]}" \
 	"dc-agent trace, posix+stdio+syscalls" "${med[trace_all]}" \
-	"dc-agent profile, posix+stdio+syscalls" "${med[profile_all]}"
+	"dc-agent profile, posix+stdio+syscalls" "${med[profile_all]}" \
+	"dc-agent trace, posix, no clock reads" "${med[trace_noclock]}" \
+	"dc-agent profile, posix, no clock reads" "${med[profile_noclock]}" \
+	"dc-agent trace, posix, no ring buffer" "${med[trace_noring]}"
 cost() { awk -v a="$1" -v b="$2" -v z="${med[bare]}" 'BEGIN { printf "%.2f", (a - z) / (b - z) }'; }
 echo "cost per call (ns above bare) as a ratio to bpftrace's (targets: trace <= 0.35, profile <= 0.30)"
 echo "  trace posix                  $(cost "${med[trace_posix]}" "${med[bpftrace]}")"
@@ -74,6 +96,12 @@ echo "  empty system-call tracepoints $(cost "${med[sysfloor]}" "${med[bpftrace]
 over() { awk -v a="$1" -v b="${med[sysfloor]}" -v z="${med[bare]}" 'BEGIN { printf "%.1f", (a - z) / (b - z) }'; }
 echo "cost per call as a ratio to the empty system-call tracepoints': trace posix $(over "${med[trace_posix]}")," \
 	"profile posix $(over "${med[profile_posix]}") (targets: trace <= 2.0, profile <= 1.5)"
+# The benchmark builds split that cost: without its two clock reads, and
+# without its ring-buffer record (made, then dropped): what staging
+# records per CPU could save at most.
+echo "  the same, by benchmark builds: trace posix without its clock reads $(over "${med[trace_noclock]}")," \
+	"without its ring buffer $(over "${med[trace_noring]}"); profile posix without its clock reads" \
+	"$(over "${med[profile_noclock]}")"
 # A call's time needs a clock read at each end; where the clock is not the
 # TSC (a virtual machine's kvm-clock), the two cost more than the empty pair.
 echo "the two clock reads a timed call needs: $(awk -v a="${med[sysclock]}" -v b="${med[sysfloor]}" 'BEGIN { printf "%.0f", a - b }')" \

@@ -58,7 +58,7 @@ int BPF_KPROBE(dc_call_entry)
 	f->args[5] = PT_REGS_PARM6(ctx);
 	if (f->cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
-	f->ts = bpf_ktime_get_ns();
+	f->ts = dc_now();
 	return 0;
 }
 

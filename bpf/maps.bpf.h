@@ -34,6 +34,20 @@ const volatile __u32 dc_netns_ino __weak = 0;
 const volatile char dc_skip_comm[DC_SKIP_COMMS][DC_COMM_LEN] __weak = {};
 
 /*
+ * The time at a call's entry and return. A benchmark build without the
+ * clock (DC_BENCH_WITHOUT, bench/probe_cost.sh) measures what the rest of
+ * a traced call costs: its events last 0 ns.
+ */
+static __always_inline __u64 dc_now(void)
+{
+#ifdef DC_BENCH_WITHOUT_CLOCK
+	return 1;
+#else
+	return bpf_ktime_get_ns();
+#endif
+}
+
+/*
  * What this kernel offers, from dc-agent's feature probes (agent/kernel_features.c).
  * Code behind a false one is never reached, and the verifier drops it
  * unread, so an older kernel never meets a helper or map type it lacks.

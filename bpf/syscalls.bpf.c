@@ -48,7 +48,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long nr, bool typed)
 		f->args[4] = BPF_CORE_READ(regs, r8);
 		f->args[5] = BPF_CORE_READ(regs, r9);
 	}
-	f->ts = bpf_ktime_get_ns();
+	f->ts = dc_now();
 	return 0;
 }
 
