@@ -36,6 +36,9 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_fea
  * failure that leaves nothing attached for the set (out of memory).
  */
 int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set);
+/* The functions no library: set probes, as they return twice or never
+ * (--check lists them): n names. */
+const char *const *dc_probes_never(size_t *n);
 size_t dc_probes_count(const struct dc_probes *p);
 const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id);
 /* The MPI-IO calls wrapper sets ask libdcpmpi.so for (bit f: enum

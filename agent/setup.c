@@ -276,7 +276,9 @@ static struct dc_rank_rings *new_rings(struct agent *a)
 /* --check: the kernel's features and each level's mechanism. */
 int agent_check_kernel(struct agent *a)
 {
+	const char *const *never;
 	char msg[512];
+	size_t nnever;
 	int levels;
 
 	if (dc_check_capabilities(msg, sizeof(msg))) {
@@ -285,6 +287,11 @@ int agent_check_kernel(struct agent *a)
 	}
 	dc_features_probe(&a->feat, DC_FEATURES_ALL);
 	levels = dc_features_report(&a->feat, stdout);
+	never = dc_probes_never(&nnever);
+	printf("  %-18s functions that return twice or never get no probe in any library:", "never probed");
+	for (size_t i = 0; i < nnever; i++)
+		printf("%s %s", i ? "," : "", never[i]);
+	putchar('\n');
 	dc_options_free(&a->opt);
 	return levels ? 0 : 1;
 }

@@ -37,6 +37,7 @@ struct targets {
 	struct dc_missing refused; /* functions the kernel would not probe */
 	size_t unasked;            /* of them, known before asking (DC_SITE_UNPROBEABLE) */
 	struct dc_missing served;  /* functions a wrapper set records instead */
+	struct dc_missing abnormal; /* functions that return twice or never */
 	size_t moved;              /* probes placed off the entry */
 	size_t wrappers;           /* calls observed at their system call */
 };
@@ -78,6 +79,38 @@ static struct dc_code *code_for(struct dc_probes *p, const char *lib)
 	return code;
 }
 
+/*
+ * Functions that return twice or never. A return probe replaces the return
+ * address at entry: sigsetjmp saves that address and a later siglongjmp
+ * lands on the kernel's trampoline with no return pending (SIGILL), a
+ * vfork child returns through its parent's frame, a context switched away
+ * comes back on another stack. Uprobes belong to the library file, so every
+ * process on the node that maps it would be hit: these get no probe.
+ */
+static const char *const abnormal_returns[] = {
+	"setjmp", "_setjmp", "__setjmp", "sigsetjmp", "__sigsetjmp", "__sigsetjmp_cancel",
+	"longjmp", "_longjmp", "siglongjmp", "__longjmp_chk", "__libc_longjmp", "__libc_siglongjmp",
+	"vfork", "__vfork", "getcontext", "setcontext", "swapcontext", "__getcontext", "__setcontext",
+	"__swapcontext", "exit", "_exit", "_Exit", "quick_exit", "abort", "pthread_exit", "thrd_exit",
+	"__pthread_unwind", "__pthread_unwind_next", "__libc_start_main", "__assert_fail",
+	"__assert_perror_fail", "__assert", "err", "errx", "verr", "verrx", "__stack_chk_fail",
+	"__fortify_fail", "__chk_fail", "__libc_fatal", "_Unwind_Resume", "__cxa_throw", "__cxa_rethrow",
+};
+
+const char *const *dc_probes_never(size_t *n)
+{
+	*n = sizeof(abnormal_returns) / sizeof(abnormal_returns[0]);
+	return abnormal_returns;
+}
+
+static bool returns_abnormally(const char *name)
+{
+	for (size_t i = 0; i < sizeof(abnormal_returns) / sizeof(abnormal_returns[0]); i++)
+		if (strcmp(name, abnormal_returns[i]) == 0)
+			return true;
+	return false;
+}
+
 static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *set,
 			      const struct dc_elf_syms *syms, const char *name, __u64 argbits,
 			      struct targets *t)
@@ -89,6 +122,10 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 
 	if (offset < 0) {
 		dc_missing_note(&t->miss, name);
+		return 0;
+	}
+	if (returns_abnormally(name)) {
+		dc_missing_note(&t->abnormal, name);
 		return 0;
 	}
 	/* A call is recorded once: where the wrapper records it, not here. */
@@ -321,6 +358,8 @@ int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set)
 	snprintf(err, sizeof(err), "not found in %s", lib);
 	dc_missing_warn(set, &t.miss, err);
 	dc_missing_warn(set, &t.served, "recorded by " DC_WRAPPER_NAME " (a wrapper set), so not probed");
+	dc_missing_warn(set, &t.abnormal, "left out, as functions that return twice or never (a return probe "
+					  "would break them in every process that maps the library)");
 	if (t.n && (mech == DC_USER_NONE || !p->plan->want[DC_LEVEL_USER])) {
 		fprintf(stderr, "dc-agent: warning: probe set '%s': %zu uprobes not attached: %s\n", set->name, t.n,
 			mech == DC_USER_NONE ? "this kernel has no uprobe perf events (dc-agent --check)"
