@@ -27,6 +27,7 @@ cat >"$work/dc.conf" <<CONF
 DC_OUTPUT_DIR=$out
 DC_AGENT=$build/agent/dc-agent
 DC_MERGE=$build/collector/dc-merge
+DC_DUMP=$build/collector/dc-dump
 DC_STATE_DIR=$work/state
 DC_PROBES=posix,stdio,syscalls,mpiio
 DC_MERGE_FORMAT=json
