@@ -133,10 +133,59 @@ int dc_h5_write_strings(hid_t file, const char *name, const char **v, size_t n)
 	return dc_h5_write_rows(file, name, dc_h5_vlen_string(), v, n);
 }
 
+hid_t dc_h5_function_type(void)
+{
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_function_row)), s = dc_h5_vlen_string();
+
+	DC_H5_COLUMN(t, struct h5_function_row, name, s);
+	DC_H5_COLUMN(t, struct h5_function_row, level, s);
+	DC_H5_COLUMN(t, struct h5_function_row, io, s);
+	H5Tclose(s);
+	return t;
+}
+
+hid_t dc_h5_process_type(void)
+{
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_process_row)), s = dc_h5_vlen_string();
+
+	DC_H5_COLUMN(t, struct h5_process_row, node, H5T_NATIVE_UINT16);
+	DC_H5_COLUMN(t, struct h5_process_row, pid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_process_row, ppid, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_process_row, rank, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_process_row, world_size, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_process_row, command, s);
+	DC_H5_COLUMN(t, struct h5_process_row, label, s);
+	DC_H5_COLUMN(t, struct h5_process_row, exited, H5T_NATIVE_UINT8);
+	DC_H5_COLUMN(t, struct h5_process_row, exit_status, H5T_NATIVE_INT32);
+	H5Tclose(s);
+	return t;
+}
+
+hid_t dc_h5_node_type(void)
+{
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_node_row)), s = dc_h5_vlen_string();
+
+	DC_H5_COLUMN(t, struct h5_node_row, host, s);
+	DC_H5_COLUMN(t, struct h5_node_row, file, s);
+	DC_H5_COLUMN(t, struct h5_node_row, topology, s);
+	DC_H5_COLUMN(t, struct h5_node_row, incomplete, s);
+	DC_H5_COLUMN(t, struct h5_node_row, skipped_because, s);
+	DC_H5_COLUMN(t, struct h5_node_row, events, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, events_skipped_damaged, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, lost, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, monotonic_ref_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, realtime_ref_ns, H5T_NATIVE_UINT64);
+	DC_H5_COLUMN(t, struct h5_node_row, clock_shift_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_offset_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_error_ns, H5T_NATIVE_INT64);
+	DC_H5_COLUMN(t, struct h5_node_row, mode, H5T_NATIVE_UINT32);
+	H5Tclose(s);
+	return t;
+}
+
 int dc_h5_write_functions(hid_t file, const struct dc_h5_funcs *w)
 {
 	struct h5_function_row *rows = calloc(w->nfns + 1, sizeof(*rows));
-	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(*rows)), s = dc_h5_vlen_string();
 	int rc;
 
 	if (!rows)
@@ -144,11 +193,7 @@ int dc_h5_write_functions(hid_t file, const struct dc_h5_funcs *w)
 	for (size_t i = 0; i < w->nfns; i++)
 		rows[i] = (struct h5_function_row){ w->fn_names[i], w->levels.v[w->fn_levels[i]],
 						    dc_io_kind_name(dc_io_kind(w->fn_names[i])) };
-	DC_H5_COLUMN(t, struct h5_function_row, name, s);
-	DC_H5_COLUMN(t, struct h5_function_row, level, s);
-	DC_H5_COLUMN(t, struct h5_function_row, io, s);
-	H5Tclose(s);
-	rc = dc_h5_write_rows(file, DC_H5_FUNCTIONS, t, rows, w->nfns);
+	rc = dc_h5_write_rows(file, DC_H5_FUNCTIONS, dc_h5_function_type(), rows, w->nfns);
 	free(rows);
 	return rc ? rc : dc_h5_write_strings(file, DC_H5_LEVELS, w->levels.v, w->levels.n);
 }
@@ -158,7 +203,6 @@ int dc_h5_write_processes(hid_t file, const struct dc_job *job)
 	size_t n = 0, k = 0;
 	struct h5_process_row *rows;
 	char (*labels)[128];
-	hid_t t, s = dc_h5_vlen_string();
 	int rc;
 
 	for (size_t i = 0; i < job->nnodes; i++)
@@ -178,18 +222,7 @@ int dc_h5_write_processes(hid_t file, const struct dc_job *job)
 						     labels[k], pr->exited, pr->exit_status };
 		}
 	}
-	t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_process_row));
-	DC_H5_COLUMN(t, struct h5_process_row, node, H5T_NATIVE_UINT16);
-	DC_H5_COLUMN(t, struct h5_process_row, pid, H5T_NATIVE_UINT32);
-	DC_H5_COLUMN(t, struct h5_process_row, ppid, H5T_NATIVE_UINT32);
-	DC_H5_COLUMN(t, struct h5_process_row, rank, H5T_NATIVE_INT32);
-	DC_H5_COLUMN(t, struct h5_process_row, world_size, H5T_NATIVE_INT32);
-	DC_H5_COLUMN(t, struct h5_process_row, command, s);
-	DC_H5_COLUMN(t, struct h5_process_row, label, s);
-	DC_H5_COLUMN(t, struct h5_process_row, exited, H5T_NATIVE_UINT8);
-	DC_H5_COLUMN(t, struct h5_process_row, exit_status, H5T_NATIVE_INT32);
-	H5Tclose(s);
-	rc = dc_h5_write_rows(file, DC_H5_PROCESSES, t, rows, n);
+	rc = dc_h5_write_rows(file, DC_H5_PROCESSES, dc_h5_process_type(), rows, n);
 	free(rows);
 	free(labels);
 	return rc;
@@ -199,7 +232,6 @@ int dc_h5_write_nodes(hid_t file, const struct dc_job *job, char *const *problem
 {
 	struct h5_node_row *rows = calloc(job->nnodes + 1, sizeof(*rows));
 	char **said = calloc(job->nnodes + 1, sizeof(*said));
-	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct h5_node_row)), s = dc_h5_vlen_string();
 	int rc;
 
 	if (!rows || !said) {
@@ -220,22 +252,7 @@ int dc_h5_write_nodes(hid_t file, const struct dc_job *job, char *const *problem
 					     n->mpi_offset_ns,
 					     n->mpi_error_ns == UINT64_MAX ? -1 : (int64_t)n->mpi_error_ns, n->hdr.mode };
 	}
-	DC_H5_COLUMN(t, struct h5_node_row, host, s);
-	DC_H5_COLUMN(t, struct h5_node_row, file, s);
-	DC_H5_COLUMN(t, struct h5_node_row, topology, s);
-	DC_H5_COLUMN(t, struct h5_node_row, incomplete, s);
-	DC_H5_COLUMN(t, struct h5_node_row, skipped_because, s);
-	DC_H5_COLUMN(t, struct h5_node_row, events, H5T_NATIVE_UINT64);
-	DC_H5_COLUMN(t, struct h5_node_row, events_skipped_damaged, H5T_NATIVE_UINT64);
-	DC_H5_COLUMN(t, struct h5_node_row, lost, H5T_NATIVE_UINT64);
-	DC_H5_COLUMN(t, struct h5_node_row, monotonic_ref_ns, H5T_NATIVE_UINT64);
-	DC_H5_COLUMN(t, struct h5_node_row, realtime_ref_ns, H5T_NATIVE_UINT64);
-	DC_H5_COLUMN(t, struct h5_node_row, clock_shift_ns, H5T_NATIVE_INT64);
-	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_offset_ns, H5T_NATIVE_INT64);
-	DC_H5_COLUMN(t, struct h5_node_row, mpi_clock_error_ns, H5T_NATIVE_INT64);
-	DC_H5_COLUMN(t, struct h5_node_row, mode, H5T_NATIVE_UINT32);
-	H5Tclose(s);
-	rc = dc_h5_write_rows(file, DC_H5_NODES, t, rows, job->nnodes);
+	rc = dc_h5_write_rows(file, DC_H5_NODES, dc_h5_node_type(), rows, job->nnodes);
 	for (size_t i = 0; i < job->nnodes; i++)
 		free(said[i]);
 	free(said);

@@ -30,6 +30,10 @@ void dc_h5_funcs_free(struct dc_h5_funcs *f);
 
 hid_t dc_h5_event_type(void);
 hid_t dc_h5_counter_type(void);
+/* The file types of /functions, /processes and /nodes (rows as hdf5_layout.h). */
+hid_t dc_h5_function_type(void);
+hid_t dc_h5_process_type(void);
+hid_t dc_h5_node_type(void);
 /* Writes n rows of type (which it closes) as dataset name. */
 int dc_h5_write_rows(hid_t file, const char *name, hid_t type, const void *rows, hsize_t n);
 int dc_h5_write_strings(hid_t file, const char *name, const char **v, size_t n);

@@ -2,6 +2,7 @@
 #include "io_table.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,25 +21,33 @@ struct row {
 struct dc_io_table {
 	char **hosts;
 	struct row *nodes, *ranks;
+	int *rank_ids;
 	size_t nnodes;
 	int nranks;
 };
 
-struct dc_io_table *dc_io_table_new(size_t nnodes, int nranks)
+struct dc_io_table *dc_io_table_new(size_t nnodes, const int *rank_ids, int nranks)
 {
 	struct dc_io_table *t = calloc(1, sizeof(*t));
 
-	if (!t)
+	/* A node count is a file's claim too: one past what memory holds is refused. */
+	if (!t || nnodes >= SIZE_MAX / sizeof(struct row) - 1) {
+		free(t);
 		return NULL;
+	}
 	t->nnodes = nnodes;
 	t->nranks = nranks > 0 ? nranks : 0;
 	t->hosts = calloc(nnodes + 1, sizeof(*t->hosts));
 	t->nodes = calloc(nnodes + 1, sizeof(*t->nodes));
 	t->ranks = calloc(t->nranks + 1, sizeof(*t->ranks));
-	if (!t->hosts || !t->nodes || !t->ranks) {
+	t->rank_ids = calloc(t->nranks + 1, sizeof(*t->rank_ids));
+	if (!t->hosts || !t->nodes || !t->ranks || !t->rank_ids) {
+		t->nnodes = 0;
 		dc_io_table_free(t);
 		return NULL;
 	}
+	if (t->nranks)
+		memcpy(t->rank_ids, rank_ids, t->nranks * sizeof(*rank_ids));
 	for (int r = 0; r < t->nranks; r++)
 		t->ranks[r].node = -1;
 	return t;
@@ -53,6 +62,7 @@ void dc_io_table_free(struct dc_io_table *t)
 	free(t->hosts);
 	free(t->nodes);
 	free(t->ranks);
+	free(t->rank_ids);
 	free(t);
 }
 
@@ -123,7 +133,7 @@ void dc_io_table_text(const struct dc_io_table *t, FILE *f, const char *level, i
 	for (int r = 0; r < t->nranks && shown < top; r++) {
 		if (!t->ranks[r].seen)
 			continue;
-		snprintf(name, sizeof(name), "%d (%.40s)", r, dc_text_view(host_of(t, t->ranks[r].node)));
+		snprintf(name, sizeof(name), "%d (%.40s)", t->rank_ids[r], dc_text_view(host_of(t, t->ranks[r].node)));
 		text_row(f, name, &t->ranks[r]);
 		shown++;
 	}
@@ -135,7 +145,7 @@ void dc_io_table_text(const struct dc_io_table *t, FILE *f, const char *level, i
 		fprintf(f, "# slowest for %s: node %s (%.6f s)", ops[op], dc_text_view(host_of(t, n)),
 			t->nodes[n].op[op].time_ns / 1e9);
 		if (r >= 0)
-			fprintf(f, ", rank %d on %s (%.6f s)", r, dc_text_view(host_of(t, t->ranks[r].node)),
+			fprintf(f, ", rank %d on %s (%.6f s)", t->rank_ids[r], dc_text_view(host_of(t, t->ranks[r].node)),
 				t->ranks[r].op[op].time_ns / 1e9);
 		fputc('\n', f);
 	}
@@ -173,7 +183,7 @@ void dc_io_table_json(const struct dc_io_table *t, FILE *f)
 	for (int r = 0; r < t->nranks; r++) {
 		if (!t->ranks[r].seen)
 			continue;
-		fprintf(f, "%s{\"rank\":%d,\"host\":", first ? "" : ",", r);
+		fprintf(f, "%s{\"rank\":%d,\"host\":", first ? "" : ",", t->rank_ids[r]);
 		json_host(f, host_of(t, t->ranks[r].node));
 		fputc(',', f);
 		json_sides(f, &t->ranks[r]);
@@ -191,7 +201,7 @@ void dc_io_table_json(const struct dc_io_table *t, FILE *f)
 			fputs("null", f);
 		fprintf(f, ",\"node_s\":%.9f,\"rank\":", n >= 0 ? t->nodes[n].op[op].time_ns / 1e9 : 0.0);
 		if (r >= 0)
-			fprintf(f, "%d,\"rank_s\":%.9f}", r, t->ranks[r].op[op].time_ns / 1e9);
+			fprintf(f, "%d,\"rank_s\":%.9f}", t->rank_ids[r], t->ranks[r].op[op].time_ns / 1e9);
 		else
 			fputs("null,\"rank_s\":0}", f);
 	}

@@ -72,13 +72,16 @@ struct summary {
 	size_t nfiles;
 	struct level_row *levels;
 	size_t nlevels;
+	/* One row per rank the trace holds, by rank (rank_ids[row]), not per
+	 * rank a process claimed the job has: a world size is a claim. */
 	struct rank_row *ranks;
+	int *rank_ids;
 	int nranks;
 	struct dc_hashtab *fn_ids, *file_ids;
 	char *base_level; /* the level ranks are compared at */
 	struct dc_io_table *io; /* reads and writes per node and rank */
 	/* I/O over time at the base level: tl[row][op][bin], op 0 read, 1
-	 * write; row r is rank r, row nranks the processes without a rank. */
+	 * write; row r is rank rank_ids[r], row nranks the processes without a rank. */
 	uint64_t (*tl)[2][TL_BINS];
 	uint64_t tl_origin_ns, tl_bin_ns; /* tl_bin_ns 0: no I/O yet */
 	/* Nodes whose file ended early or had damaged chunks. */
@@ -92,13 +95,20 @@ struct summary {
  * 0, or -1 with the reason on stderr. */
 int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id);
 int dc_summary_from_h5(struct summary *s, const char *path);
+/* The same from an open file (hid_t f, as an int64_t: this header does not
+ * include hdf5.h), named name in messages. */
+int dc_summary_read_h5(struct summary *s, int64_t f, const char *name);
 void dc_summary_free(struct summary *s);
 
 /* For the readers: the base level is chosen from every level seen; start
  * sizes the per-rank tables; take adds one call; add_warning names a node's
  * problem. */
 void dc_summary_consider_base_level(struct summary *s, const char *level);
-int dc_summary_start(struct summary *s, int world);
+/* ranks: the ranks the trace's processes hold, in any order, repeated or
+ * negative (none) as they come; sorted in place. */
+int dc_summary_start(struct summary *s, int *ranks, size_t n);
+/* The row of a rank, or -1 for a rank no process holds. */
+int dc_summary_rank_row(const struct summary *s, int rank);
 int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
 		    uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags);
 int dc_summary_add_warning(struct summary *s, const char *host, const char *what);

@@ -15,22 +15,21 @@
 #include "io_table.h"
 #include "summary.h"
 
-static int max_world(hid_t f)
+/* The per-rank tables: a row per rank the processes hold (a world size
+ * is only what a rank claimed). */
+static int start_ranks(struct summary *s, hid_t f)
 {
-	struct row { int32_t rank, world; } *rows;
-	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(*rows));
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(int32_t));
 	hssize_t n;
-	int world = 0;
+	int32_t *ranks;
+	int rc;
 
-	H5Tinsert(t, DC_H5_COL(struct h5_process_row, rank), HOFFSET(struct row, rank), H5T_NATIVE_INT32);
-	H5Tinsert(t, DC_H5_COL(struct h5_process_row, world_size), HOFFSET(struct row, world), H5T_NATIVE_INT32);
-	rows = dc_h5_read_rows(f, DC_H5_PROCESSES, t, sizeof(*rows), &n);
-	for (hssize_t i = 0; i < n; i++)
-		if (rows[i].world > world)
-			world = rows[i].world;
-	free(rows);
+	H5Tinsert(t, DC_H5_COL(struct h5_process_row, rank), 0, H5T_NATIVE_INT32);
+	ranks = dc_h5_read_rows(f, DC_H5_PROCESSES, t, sizeof(*ranks), &n);
 	H5Tclose(t);
-	return world;
+	rc = dc_summary_start(s, ranks ? ranks : (int32_t[1]){ -1 }, ranks ? (size_t)n : 0);
+	free(ranks);
+	return rc;
 }
 
 static void read_attrs(hid_t f, struct job_info *j)
@@ -45,8 +44,6 @@ static void read_attrs(hid_t f, struct job_info *j)
 		j->lost = v;
 	if (!dc_h5_get_u64(f, DC_H5_ATTR_SKIPPED, &v) && (j->skipped = v))
 		snprintf(j->skip_reason, sizeof(j->skip_reason), "see the nodes table's skipped_because");
-	if (!dc_h5_get_u64(f, DC_H5_ATTR_NODES, &v))
-		j->nnodes = v;
 }
 
 struct events_ctx {
@@ -65,7 +62,7 @@ static int take_rows(void *ctx, const void *block, hsize_t count)
 
 	for (hsize_t i = 0; !rc && i < count; i++) {
 		const struct dc_h5_call *r = &rows[i];
-		int known = r->function < c->nfns;
+		int known = r->function < c->nfns && c->fns[r->function].level && c->fns[r->function].name;
 
 		if (r->ts < s->job.first_ns)
 			s->job.first_ns = r->ts;
@@ -96,8 +93,9 @@ static int take_h5_events(struct summary *s, hid_t f, const struct dc_h5_fn *fns
 	return rc;
 }
 
-/* The nodes table: host names for the per-node table, and the nodes whose
- * file ended early or had damaged chunks. */
+/* The nodes table: a row per node (whatever the nodes attribute says),
+ * host names for the per-node table, and the nodes whose file ended early
+ * or had damaged chunks. */
 static int read_nodes(struct summary *s, hid_t f)
 {
 	struct node_row {
@@ -111,8 +109,11 @@ static int read_nodes(struct summary *s, hid_t f)
 	H5Tinsert(t, DC_H5_COL(struct h5_node_row, incomplete), HOFFSET(struct node_row, incomplete), vs);
 	H5Tinsert(t, DC_H5_COL(struct h5_node_row, skipped_because), HOFFSET(struct node_row, skipped), vs);
 	rows = dc_h5_read_rows(f, DC_H5_NODES, t, sizeof(*rows), &n);
+	s->job.nnodes = n;
+	if (!(s->io = dc_io_table_new(n, s->rank_ids, s->nranks)))
+		rc = -1;
 	for (hssize_t i = 0; i < n; i++) {
-		if (rows[i].host)
+		if (rows[i].host && s->io)
 			dc_io_table_host(s->io, i, rows[i].host);
 		if (rows[i].incomplete && *rows[i].incomplete && dc_summary_add_warning(s, rows[i].host, rows[i].incomplete))
 			rc = -1;
@@ -128,12 +129,44 @@ static int read_nodes(struct summary *s, hid_t f)
 	return rc;
 }
 
-int dc_summary_from_h5(struct summary *s, const char *path)
+/* Every figure comes from what the file's tables hold: a file may have
+ * been rewritten by the user it was handed to. */
+int dc_summary_read_h5(struct summary *s, hid_t f, const char *name)
 {
 	struct dc_h5_strings paths = { 0 };
 	struct dc_h5_fn *fns = NULL;
 	char why[256];
 	hssize_t nfns = 0;
+	int rc;
+
+	if (dc_h5_check_layout(f, why, sizeof(why))) {
+		fprintf(stderr, "dc-summary: %s: %s\n", name, why);
+		return -1;
+	}
+	fns = dc_h5_read_functions(f, &nfns);
+	rc = !fns || dc_h5_read_strings(f, DC_H5_PATHS, &paths) ? -1 : 0;
+	if (!rc) {
+		read_attrs(f, &s->job);
+		for (hssize_t i = 0; i < nfns; i++)
+			if (fns[i].level)
+				dc_summary_consider_base_level(s, fns[i].level);
+		rc = start_ranks(s, f);
+		if (!rc)
+			rc = read_nodes(s, f);
+		if (!rc) {
+			s->job.ranks = s->nranks;
+			rc = take_h5_events(s, f, fns, nfns, &paths);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "dc-summary: cannot read %s as a dc-merge HDF5 file\n", name);
+	dc_h5_functions_free(fns, nfns);
+	dc_h5_strings_free(&paths);
+	return rc;
+}
+
+int dc_summary_from_h5(struct summary *s, const char *path)
+{
 	hid_t f;
 	int rc;
 
@@ -143,31 +176,7 @@ int dc_summary_from_h5(struct summary *s, const char *path)
 		fprintf(stderr, "dc-summary: %s is not an HDF5 file dc-merge wrote\n", path);
 		return -1;
 	}
-	if (dc_h5_check_layout(f, why, sizeof(why))) {
-		fprintf(stderr, "dc-summary: %s: %s\n", path, why);
-		H5Fclose(f);
-		return -1;
-	}
-	fns = dc_h5_read_functions(f, &nfns);
-	rc = !fns || dc_h5_read_strings(f, DC_H5_PATHS, &paths) ? -1 : 0;
-	if (!rc) {
-		read_attrs(f, &s->job);
-		for (hssize_t i = 0; i < nfns; i++)
-			dc_summary_consider_base_level(s, fns[i].level);
-		rc = dc_summary_start(s, max_world(f));
-		if (!rc && !(s->io = dc_io_table_new(s->job.nnodes, s->nranks)))
-			rc = -1;
-		if (!rc)
-			rc = read_nodes(s, f);
-		if (!rc) {
-			s->job.ranks = s->nranks;
-			rc = take_h5_events(s, f, fns, nfns, &paths);
-		}
-	}
-	if (rc)
-		fprintf(stderr, "dc-summary: cannot read %s as a dc-merge HDF5 file\n", path);
-	dc_h5_functions_free(fns, nfns);
-	dc_h5_strings_free(&paths);
+	rc = dc_summary_read_h5(s, f, path);
 	H5Fclose(f);
 	return rc;
 }

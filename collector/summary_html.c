@@ -232,9 +232,9 @@ static void heatmap(FILE *f, const struct summary *s, int nbins)
 		if (row == bands)
 			snprintf(label, sizeof(label), "no rank");
 		else if (per == 1)
-			snprintf(label, sizeof(label), "rank %d", lo);
+			snprintf(label, sizeof(label), "rank %d", s->rank_ids[lo]);
 		else
-			snprintf(label, sizeof(label), "ranks %d-%d", lo, hi);
+			snprintf(label, sizeof(label), "ranks %d-%d", s->rank_ids[lo], s->rank_ids[hi]);
 		fprintf(f, "<g data-k=\"heat_row\" data-label=\"%s\" data-bytes=\"%llu\"><text x=\"%d\" y=\"%d\" "
 			   "text-anchor=\"end\">%s</text>",
 			label, (unsigned long long)sum[row], left - 6, y + 11, label);
@@ -395,7 +395,7 @@ static void slowest(FILE *f, const struct summary *s, int top)
 		shown[i] = malloc(32);
 		v[i] = s->ranks[slow[i]].t.time_ns / 1e9;
 		if (labels[i])
-			snprintf(labels[i], 24, "rank %d", slow[i]);
+			snprintf(labels[i], 24, "rank %d", s->rank_ids[slow[i]]);
 		if (shown[i])
 			snprintf(shown[i], 32, "%.6f s", v[i]);
 	}
@@ -405,7 +405,7 @@ static void slowest(FILE *f, const struct summary *s, int top)
 	for (int i = 0; i < n; i++)
 		fprintf(f, "<tr><td data-k=\"ranks.%d.rank\">%d</td><td data-k=\"ranks.%d.calls\">%llu</td>"
 			   "<td data-k=\"ranks.%d.bytes\">%llu</td><td data-k=\"ranks.%d.time_s\">%.6f</td></tr>\n",
-			i, slow[i], i, (unsigned long long)s->ranks[slow[i]].t.calls, i,
+			i, s->rank_ids[slow[i]], i, (unsigned long long)s->ranks[slow[i]].t.calls, i,
 			(unsigned long long)s->ranks[slow[i]].t.bytes, i, s->ranks[slow[i]].t.time_ns / 1e9);
 	fputs("</table>\n", f);
 	for (int i = 0; labels && shown && i < n; i++) {

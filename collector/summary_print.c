@@ -147,7 +147,7 @@ void dc_summary_print_json(struct summary *s, int top)
 	json_str(s->base_level ? s->base_level : "");
 	printf(",\"ranks\":[");
 	for (int i = 0; i < nslow && i < top; i++) {
-		printf(i ? ",{\"rank\":%d," : "{\"rank\":%d,", slow[i]);
+		printf(i ? ",{\"rank\":%d," : "{\"rank\":%d,", s->rank_ids[slow[i]]);
 		json_totals(&s->ranks[slow[i]].t);
 		putchar('}');
 	}
@@ -233,7 +233,7 @@ void dc_summary_print_text(struct summary *s, int top)
 		printf("\n## Slowest ranks (I/O time at the %s level)\n%6s %10s %14s %12s\n", dc_text_view(s->base_level), "rank",
 		       "calls", "bytes", "time_s");
 		for (int i = 0; i < nslow && i < top; i++)
-			printf("%6d %10llu %14llu %12.6f\n", slow[i], (unsigned long long)s->ranks[slow[i]].t.calls,
+			printf("%6d %10llu %14llu %12.6f\n", s->rank_ids[slow[i]], (unsigned long long)s->ranks[slow[i]].t.calls,
 			       (unsigned long long)s->ranks[slow[i]].t.bytes, s->ranks[slow[i]].t.time_ns / 1e9);
 	}
 	if (s->io && s->base_level)

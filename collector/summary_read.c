@@ -112,8 +112,8 @@ static void take_totals(struct summary *s, const char *level, const char *name, 
 	struct fn_row *fr = fn_of(s, level, name);
 	struct level_row *lr = level_of(s, level);
 	struct totals add_t = { c->count, c->bytes, c->time_ns, 0 };
-	struct totals *ts[3] = { fr ? &fr->t : NULL, lr ? &lr->t : NULL,
-				 rank >= 0 && rank < s->nranks ? &s->ranks[rank].t : NULL };
+	int row = dc_summary_rank_row(s, rank);
+	struct totals *ts[3] = { fr ? &fr->t : NULL, lr ? &lr->t : NULL, row >= 0 ? &s->ranks[row].t : NULL };
 
 	for (int i = 0; i < 3; i++) {
 		if (!ts[i])
@@ -122,8 +122,8 @@ static void take_totals(struct summary *s, const char *level, const char *name, 
 		ts[i]->bytes += add_t.bytes;
 		ts[i]->time_ns += add_t.time_ns;
 	}
-	if (rank >= 0 && rank < s->nranks)
-		s->ranks[rank].seen = true;
+	if (row >= 0)
+		s->ranks[row].seen = true;
 	if (fr && lr && fr->op)
 		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += c->bytes;
 	s->job.counted += c->count;
@@ -148,7 +148,7 @@ static void tl_widen(struct summary *s)
 
 /* The timeline starts at the job's time origin (set before reading: a
  * stitched file holds one node's calls after another's, not in time order). */
-static void tl_add(struct summary *s, uint64_t ts, int rank, int op, uint64_t bytes)
+static void tl_add(struct summary *s, uint64_t ts, int row, int op, uint64_t bytes)
 {
 	uint64_t rel;
 
@@ -157,7 +157,7 @@ static void tl_add(struct summary *s, uint64_t ts, int rank, int op, uint64_t by
 	rel = ts > s->tl_origin_ns ? ts - s->tl_origin_ns : 0;
 	while (rel / s->tl_bin_ns >= TL_BINS)
 		tl_widen(s);
-	s->tl[rank >= 0 && rank < s->nranks ? rank : s->nranks][op - 1][rel / s->tl_bin_ns] += bytes;
+	s->tl[row >= 0 ? row : s->nranks][op - 1][rel / s->tl_bin_ns] += bytes;
 }
 
 int dc_summary_add_warning(struct summary *s, const char *host, const char *what)
@@ -181,6 +181,7 @@ int dc_summary_take(struct summary *s, const char *level, const char *name, cons
 
 	struct fn_row *fr = fn_of(s, level, name);
 	struct level_row *lr = level_of(s, level);
+	int row = dc_summary_rank_row(s, rank);
 
 	if (!fr || !lr)
 		return -1;
@@ -197,25 +198,58 @@ int dc_summary_take(struct summary *s, const char *level, const char *name, cons
 			return -1;
 		add(&file->t, bytes, dur);
 	}
-	if (rank >= 0 && rank < s->nranks && base) {
-		add(&s->ranks[rank].t, bytes, dur);
-		s->ranks[rank].seen = true;
+	if (row >= 0 && base) {
+		add(&s->ranks[row].t, bytes, dur);
+		s->ranks[row].seen = true;
 	}
 	if (base && fr->op && s->io)
-		dc_io_table_add(s->io, node, rank, fr->op, bytes, dur);
+		dc_io_table_add(s->io, node, row, fr->op, bytes, dur);
 	if (base && fr->op)
-		tl_add(s, ts, rank, fr->op, bytes);
+		tl_add(s, ts, row, fr->op, bytes);
 	return 0;
 }
 
-int dc_summary_start(struct summary *s, int world)
+static int by_int(const void *a, const void *b)
 {
-	s->nranks = world;
-	s->ranks = calloc(s->nranks + 1, sizeof(*s->ranks));
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int dc_summary_start(struct summary *s, int *ranks, size_t n)
+{
+	size_t k = 0;
+
+	qsort(ranks, n, sizeof(*ranks), by_int);
+	for (size_t i = 0; i < n; i++)
+		if (ranks[i] >= 0 && (!k || ranks[i] != ranks[k - 1]))
+			ranks[k++] = ranks[i];
+	s->nranks = (int)k;
+	s->rank_ids = malloc((k + 1) * sizeof(*s->rank_ids));
+	if (s->rank_ids)
+		memcpy(s->rank_ids, ranks, k * sizeof(*ranks));
+	s->ranks = calloc(k + 1, sizeof(*s->ranks));
 	s->fn_ids = dc_hashtab_new(256);
 	s->file_ids = dc_hashtab_new(1024);
-	s->tl = calloc(s->nranks + 1, sizeof(*s->tl));
-	return s->ranks && s->fn_ids && s->file_ids && s->tl ? 0 : -1;
+	s->tl = calloc(k + 1, sizeof(*s->tl));
+	return s->rank_ids && s->ranks && s->fn_ids && s->file_ids && s->tl ? 0 : -1;
+}
+
+int dc_summary_rank_row(const struct summary *s, int rank)
+{
+	int lo = 0, hi = s->nranks - 1;
+
+	while (rank >= 0 && lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (s->rank_ids[mid] == rank)
+			return mid;
+		if (s->rank_ids[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
 }
 
 /* ---- from node files ---- */
@@ -270,18 +304,22 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
 	struct dc_merge *m;
 	struct dc_job job;
 	char err[PATH_MAX + 256];
-	int world = 0, k = 0, rc;
+	size_t nheld = 0;
+	int *held, k = 0, rc;
 
 	if (dc_job_open(dir, id, &job, err, sizeof(err))) {
 		fprintf(stderr, "dc-summary: %s\n", err);
 		return -1;
 	}
+	for (size_t i = 0; i < job.nnodes; i++)
+		nheld += job.nodes[i].nprocs;
+	held = malloc((nheld + 1) * sizeof(*held));
+	nheld = 0;
 	for (size_t i = 0; i < job.nnodes; i++) {
 		const struct dc_node *n = &job.nodes[i];
 
-		for (size_t p = 0; p < n->nprocs; p++)
-			if (n->procs[p].world_size > world)
-				world = n->procs[p].world_size;
+		for (size_t p = 0; held && p < n->nprocs; p++)
+			held[nheld++] = n->procs[p].rank;
 		for (size_t f = 0; f < n->funcs.n; f++)
 			if (dc_node_func(n, f))
 				dc_summary_consider_base_level(s, dc_reader_string(n->r, n->funcs.v[f].category));
@@ -291,8 +329,9 @@ int dc_summary_from_nodes(struct summary *s, const char *dir, const char *id)
 				    .first_ns = job.first_ns, .last_ns = job.last_ns };
 	snprintf(s->job.id, sizeof(s->job.id), "%s", job.id);
 	s->tl_origin_ns = job.origin_ns;
-	rc = dc_summary_start(s, world);
-	if (!rc && !(s->io = dc_io_table_new(job.nnodes, world)))
+	rc = held ? dc_summary_start(s, held, nheld) : -1;
+	free(held);
+	if (!rc && !(s->io = dc_io_table_new(job.nnodes, s->rank_ids, s->nranks)))
 		rc = -1;
 	for (size_t i = 0; !rc && i < job.nnodes; i++)
 		rc = dc_io_table_host(s->io, i, job.nodes[i].hdr.hostname);
@@ -352,6 +391,7 @@ void dc_summary_free(struct summary *s)
 	free(s->files);
 	free(s->levels);
 	free(s->ranks);
+	free(s->rank_ids);
 	dc_hashtab_free(s->fn_ids);
 	dc_hashtab_free(s->file_ids);
 	free(s->base_level);

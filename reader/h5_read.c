@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "h5_read.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,9 @@ int dc_h5_read_blocks(hid_t f, const char *name, hid_t t, size_t row_size, hsize
 		return -1;
 	}
 	fsp = H5Dget_space(d);
-	n = H5Sget_simple_extent_npoints(fsp);
+	/* Selected below as one dimension: a table of any other shape is not ours. */
+	n = H5Sget_simple_extent_ndims(fsp) == 1 ? H5Sget_simple_extent_npoints(fsp) : 0;
+	rc = H5Sget_simple_extent_ndims(fsp) == 1 ? 0 : -1;
 	for (start = 0; !rc && start < n; start += count) {
 		hid_t msp;
 
@@ -170,9 +173,32 @@ int dc_h5_check_layout(hid_t f, char *err, size_t errlen)
 	return 0;
 }
 
+/* An attribute of one value of the class asked for, else -1 (closed). H5Aread
+ * writes every element an attribute holds: a file may give it many. */
+static hid_t open_single(hid_t obj, const char *name, H5T_class_t cls)
+{
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT), sp, t;
+	bool single;
+
+	if (a < 0)
+		return -1;
+	sp = H5Aget_space(a);
+	t = H5Aget_type(a);
+	single = sp >= 0 && t >= 0 && H5Sget_simple_extent_npoints(sp) == 1 && H5Tget_class(t) == cls;
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (!single) {
+		H5Aclose(a);
+		return -1;
+	}
+	return a;
+}
+
 int dc_h5_get_u64(hid_t obj, const char *name, uint64_t *v)
 {
-	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	hid_t a = open_single(obj, name, H5T_INTEGER);
 	int rc;
 
 	if (a < 0)
@@ -184,14 +210,17 @@ int dc_h5_get_u64(hid_t obj, const char *name, uint64_t *v)
 
 char *dc_h5_get_str(hid_t obj, const char *name)
 {
-	hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t;
+	hid_t a = open_single(obj, name, H5T_STRING), t, ft = -1;
 	char *v = NULL, *copy;
 
 	if (a < 0)
 		return NULL;
 	t = dc_h5_vlen_string();
-	if (H5Aread(a, t, &v) < 0)
+	/* Only a variable-length string reads into one pointer. */
+	if ((ft = H5Aget_type(a)) < 0 || H5Tis_variable_str(ft) <= 0 || H5Aread(a, t, &v) < 0)
 		v = NULL;
+	if (ft >= 0)
+		H5Tclose(ft);
 	H5Tclose(t);
 	H5Aclose(a);
 	copy = v ? strdup(v) : NULL;
