@@ -51,6 +51,7 @@ struct agent {
 	bool backlog; /* the last round took a whole batch: more may wait */
 	struct dc_child child;
 	struct dc_control *control;
+	struct dc_proc_watch *watch; /* processes tracked by registration or --pid */
 	int epoll_fd;
 	int child_fd; /* a pidfd of the command, in epoll_fd (0: none) */
 	struct dc_cpu_stats *stats;

@@ -17,6 +17,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "escape.h"
+#include "fd_closer.h"
+#include "proc_check.h"
 
 /*
  * A client sends as soon as it connects; one that does not is dropped after
@@ -213,10 +216,16 @@ static void reply(int fd, int status, const char *fmt, ...)
 		return; /* the client left: nothing to tell */
 }
 
-/* Why a well-formed message is refused, or 0. */
-static int check_sender(struct dc_control *c, const struct dc_ctl_msg *m, const struct ucred *cred,
-			char *why, size_t len)
+/*
+ * Why a well-formed message is refused, or 0. The sender must be a process
+ * that runs now with the job user's credentials alone (*pidfd then names
+ * it, else -1): a pid that connected and exited, whose number another
+ * process may get, or a process that gained privileges, is never traced.
+ */
+static int check_sender(struct dc_control *c, int fd, const struct dc_ctl_msg *m, const struct ucred *cred,
+			int *pidfd, char *why, size_t len)
 {
+	*pidfd = -1;
 	if ((pid_t)m->pid != cred->pid) {
 		snprintf(why, len, "pid %d may register only itself, not pid %u", cred->pid, m->pid);
 		return EPERM;
@@ -226,21 +235,45 @@ static int check_sender(struct dc_control *c, const struct dc_ctl_msg *m, const 
 		return EACCES;
 	}
 	if (m->job_id[0] && strcmp(m->job_id, c->job_id) != 0) {
-		snprintf(why, len, "job %s is not this agent's job %s", m->job_id, c->job_id);
+		/* The client's bytes: escaped before any log or terminal sees them. */
+		char *theirs = dc_text_escaped(m->job_id);
+
+		snprintf(why, len, "job '%s' is not this agent's job %s", theirs ? theirs : "?", c->job_id);
+		free(theirs);
 		return ESRCH;
 	}
-	return 0;
+	if ((*pidfd = dc_peer_pidfd(fd, cred->pid)) < 0) {
+		snprintf(why, len, "pid %d is not a running process", cred->pid);
+		return ESRCH;
+	}
+	return dc_proc_check_owner(*pidfd, cred->pid, c->uid, why, len);
 }
 
+/* A passed fd that may be a ring: a shared-memory file, whose close never
+ * waits. Any other is closed off the loop (fd_closer.h) and counts as none. */
+static int ring_candidate(int fd)
+{
+	struct stat st;
+
+	if (fcntl(fd, F_GET_SEALS) >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return fd;
+	dc_close_later(fd);
+	return -1;
+}
+
+/* The most fds one message can carry (the kernel's SCM_MAX_FD): room for
+ * all, so that the kernel never drops the rest, and closes them, here. */
+#define MAX_PASSED_FDS 253
+
 /*
- * One message and the fds beside it. A ring is kept only where the message
- * says it carries one; any other fd a client sends (or more than one) is
- * closed here. *ring is -1 without one.
+ * One message and the fds beside it. Only the first fd may be a ring, and
+ * only a shared-memory file is taken as one; every other fd a client sends
+ * is closed off the loop. *ring is -1 without one, *nfds the fds sent.
  */
-static ssize_t receive(int fd, char *buf, size_t len, int *ring)
+static ssize_t receive(int fd, char *buf, size_t len, int *ring, int *nfds)
 {
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(MAX_PASSED_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { buf, len };
@@ -248,47 +281,48 @@ static ssize_t receive(int fd, char *buf, size_t len, int *ring)
 	ssize_t n = recvmsg(fd, &h, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 
 	*ring = -1;
+	*nfds = 0;
 	for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&h) : NULL; c; c = CMSG_NXTHDR(&h, c)) {
-		size_t nfds;
+		size_t count;
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
 			continue;
-		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < nfds; i++) {
+		count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < count; i++) {
 			int got;
 
 			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*ring < 0)
-				*ring = got;
+			if (!(*nfds)++)
+				*ring = ring_candidate(got);
 			else
-				close(got);
+				dc_close_later(got);
 		}
 	}
 	return n;
 }
 
-/* A well-formed message, with the fd it announces and no other. */
-static int parse(const char *buf, size_t n, int ring, struct dc_ctl_msg *m, char *why, size_t len)
+/* A well-formed message, with fds where it announces a ring, else none. */
+static int parse(const char *buf, size_t n, int nfds, struct dc_ctl_msg *m, char *why, size_t len)
 {
 	if (dc_ctl_parse(buf, n, m, why, len))
 		return -1;
-	if (((m->flags & DC_CTL_FLAG_RING) != 0) == (ring >= 0))
+	if (((m->flags & DC_CTL_FLAG_RING) != 0) == (nfds > 0))
 		return 0;
-	snprintf(why, len, "%s", ring >= 0 ? "an fd the message does not announce" : "the announced ring is missing");
+	snprintf(why, len, "%s", nfds ? "an fd the message does not announce" : "the announced ring is missing");
 	return -1;
 }
 
 /* 1 while the client has said nothing yet, else 0 (answered or gone). */
 static int serve_client(struct dc_control *c, int fd)
 {
-	char buf[sizeof(struct dc_ctl_msg) + 64], why[256], note[120] = "ok";
+	char buf[sizeof(struct dc_ctl_msg) + 64], why[256] = "", note[120] = "ok";
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct dc_ctl_msg m;
-	int status, ring;
+	int status, ring, nfds, pidfd;
 	ssize_t n;
 
-	n = receive(fd, buf, sizeof(buf), &ring);
+	n = receive(fd, buf, sizeof(buf), &ring, &nfds);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 1;
 	if (n <= 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen)) {
@@ -296,18 +330,22 @@ static int serve_client(struct dc_control *c, int fd)
 			close(ring);
 		return 0;
 	}
-	if (parse(buf, (size_t)n, ring, &m, why, sizeof(why))) {
+	if (parse(buf, (size_t)n, nfds, &m, why, sizeof(why))) {
 		if (ring >= 0)
 			close(ring);
 		c->refused++;
 		reply(fd, EINVAL, "refused: %s", why);
 		return 0;
 	}
-	status = check_sender(c, &m, &cred, why, sizeof(why));
-	if (status && ring >= 0)
-		close(ring);
-	/* The callback owns the ring from here. */
-	if (!status && (status = c->fn(c->ctx, &m, ring, note, sizeof(note))))
+	status = check_sender(c, fd, &m, &cred, &pidfd, why, sizeof(why));
+	if (status) {
+		if (ring >= 0)
+			close(ring);
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	/* The callback owns the ring and the pidfd from here. */
+	if (!status && (status = c->fn(c->ctx, &m, ring, pidfd, why, sizeof(why), note, sizeof(note))) && !why[0])
 		snprintf(why, sizeof(why), "%s", strerror(status));
 	if (status) {
 		c->refused++;
@@ -322,7 +360,7 @@ static int serve_client(struct dc_control *c, int fd)
 static void drop_client(struct dc_control *c, int i)
 {
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->clients[i].fd, NULL);
-	close(c->clients[i].fd);
+	dc_close_later(c->clients[i].fd);
 	c->clients[i] = c->clients[--c->nclients];
 }
 
@@ -333,7 +371,7 @@ static void take_client(struct dc_control *c, int fd, __u64 now)
 	int oldest = 0;
 
 	if (!serve_client(c, fd)) {
-		close(fd);
+		dc_close_later(fd);
 		return;
 	}
 	if (c->nclients == MAX_CLIENTS) {
@@ -343,7 +381,7 @@ static void take_client(struct dc_control *c, int fd, __u64 now)
 		drop_client(c, oldest);
 	}
 	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &(struct epoll_event){ .events = EPOLLIN, .data.fd = fd })) {
-		close(fd);
+		dc_close_later(fd);
 		return;
 	}
 	c->clients[c->nclients++] = (struct client){ fd, now + CLIENT_WAIT_MS * 1000000ull };

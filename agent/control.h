@@ -10,10 +10,17 @@
 
 struct dc_control;
 
-/* Called for each accepted message, with the rank's ring (an fd the
- * callback then owns) or -1; a non-zero return is sent back as the
- * refusal's errno, else note (starting "ok") as the answer. */
-typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t notelen);
+/*
+ * Called for each accepted message, from a process that runs with the job
+ * user's credentials, with a pidfd of it and the rank's ring (a
+ * shared-memory file, whose close never waits) or -1 where the message
+ * announced none or the fd sent was not one; the callback owns both fds. A
+ * non-zero return is sent back as the refusal's errno, with why (or the
+ * errno's text when why is left empty); else note (starting "ok") is the
+ * answer.
+ */
+typedef int (*dc_control_fn)(void *ctx, const struct dc_ctl_msg *m, int ring_fd, int pidfd, char *why,
+			     size_t whylen, char *note, size_t notelen);
 
 /*
  * One agent per control socket: takes PATH.lock (flock), held for the

@@ -19,8 +19,10 @@
 #include "control.h"
 #include "event_rings.h"
 #include "counters.h"
+#include "escape.h"
 #include "datacrumbs.skel.h"
 #include "ksyms.h"
+#include "proc_watch.h"
 #include "rank_rings.h"
 #include "recorder.h"
 #include "slurm_context.h"
@@ -179,6 +181,7 @@ static void cleanup(struct agent *a)
 	}
 	dc_control_close(a->control);
 	dc_control_release(a->socket_path, a->lock_fd);
+	dc_proc_watch_free(a->watch);
 	if (a->epoll_fd > 0)
 		close(a->epoll_fd);
 	if (a->child_fd > 0)

@@ -74,6 +74,10 @@ int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, s
 	struct dc_ring_reader *r;
 	struct stat st;
 
+	if (fd < 0) {
+		snprintf(note, len, "ok; its " WRAPPED " not recorded: %s", DC_RING_NOT_MEMFD);
+		return -1;
+	}
 	if (!rr || !rr->mask) {
 		close(fd);
 		snprintf(note, len, "ok; its " WRAPPED " not recorded here (no wrapper set among the agent's probe sets)");

@@ -21,8 +21,9 @@ struct dc_rank_rings;
  * (mask 0: no wrapper set, every ring is turned down). */
 struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_writer *w, int mode, __u64 mask,
 					const __u32 *ids);
-/* Takes pid's ring from fd (closed when it is turned down): 0, with what
- * the rank is told in note; -1 with why (the registration itself stands). */
+/* Takes pid's ring from fd (closed when it is turned down; -1: the fd sent
+ * was no shared-memory file): 0, with what the rank is told in note; -1
+ * with why (the registration itself stands). */
 int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, size_t len);
 /* Whether any rank's ring is held (the agent then polls more often). */
 bool dc_rank_rings_active(const struct dc_rank_rings *rr);

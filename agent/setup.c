@@ -23,6 +23,7 @@
 #include "ksyms.h"
 #include "node_header.h"
 #include "probes.h"
+#include "proc_check.h"
 #include "rank_ring.h"
 #include "rank_rings.h"
 #include "recorder.h"
@@ -183,7 +184,11 @@ static int resolve_job(struct agent *a)
 		die_msg("job id '%s' must be 1-63 letters, digits, '.', '_' or '-'", a->job);
 		return -1;
 	}
-	a->uid = a->opt.s.uid >= 0 ? (uid_t)a->opt.s.uid : slurm_uid ? (uid_t)atoi(slurm_uid) : getuid();
+	/* Run by another user than root, the job is that user's own (check_caller). */
+	if (getuid() != 0)
+		a->uid = getuid();
+	else
+		a->uid = a->opt.s.uid >= 0 ? (uid_t)a->opt.s.uid : slurm_uid ? (uid_t)atoi(slurm_uid) : 0;
 	a->gid = (pw = getpwuid(a->uid)) ? pw->pw_gid : getgid();
 	if (a->opt.socket_path)
 		snprintf(a->socket_path, sizeof(a->socket_path), "%s", a->opt.socket_path);
@@ -296,6 +301,37 @@ int agent_check_kernel(struct agent *a)
 	return levels ? 0 : 1;
 }
 
+/*
+ * Run by another user than root (an agent given capabilities), the agent
+ * traces only what that user could trace itself: its own job (--uid), and
+ * its own processes (--pid) that gained no privileges; --match-env and the
+ * ranks that register are then held to its uid as well.
+ */
+static int check_caller(const struct agent *a)
+{
+	uid_t me = getuid();
+	char why[256];
+
+	if (me == 0)
+		return 0;
+	if (a->opt.s.uid >= 0 && (uid_t)a->opt.s.uid != me) {
+		die_msg("--uid %d: only root traces another user's job (you are uid %u)", a->opt.s.uid, (unsigned)me);
+		return -1;
+	}
+	for (int i = 0; i < a->opt.npids; i++) {
+		pid_t pid = a->opt.pids[i];
+		int pidfd = dc_pid_open(pid), err = pidfd < 0 ? ESRCH : dc_proc_check_caller(pidfd, pid, why, sizeof(why));
+
+		if (pidfd >= 0)
+			close(pidfd);
+		if (err) {
+			die_msg("--pid %d: %s", (int)pid, err == ESRCH ? "no such process" : why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int agent_setup(struct agent *a)
 {
 	char msg[512];
@@ -304,7 +340,7 @@ int agent_setup(struct agent *a)
 		die_msg("%s", msg);
 		return -1;
 	}
-	if (load_probe_sets(a) || ensure_tracefs() || resolve_job(a))
+	if (check_caller(a) || load_probe_sets(a) || ensure_tracefs() || resolve_job(a))
 		return -1;
 	a->ncpus = libbpf_num_possible_cpus();
 	a->stats = calloc(a->ncpus > 0 ? a->ncpus : 1, sizeof(*a->stats));

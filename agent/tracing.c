@@ -20,13 +20,17 @@
 #include "datacrumbs.skel.h"
 #include "links.h"
 #include "probes.h"
+#include "proc_check.h"
+#include "proc_watch.h"
 #include "rank_rings.h"
 #include "topology.h"
 #include "recorder.h"
 
 /* ---- tracing ---- */
 
-static int track_pid(struct agent *a, pid_t pid)
+/* The command: the agent's own child, whose pid no other process gets
+ * before the agent has waited for it. */
+static int track_child(struct agent *a, pid_t pid)
 {
 	__u32 key = pid, one = 1;
 
@@ -37,6 +41,22 @@ static int track_pid(struct agent *a, pid_t pid)
 	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC));
 }
 
+/* Any other process: tied to it by its pidfd (taken over), 0 or an errno. */
+static int track_process(struct agent *a, int pidfd, pid_t pid, char *why, size_t len)
+{
+	int err = dc_proc_watch_track(a->watch, pidfd, pid);
+
+	if (err == ESRCH)
+		snprintf(why, len, "pid %d has exited", (int)pid);
+	else if (err == EMFILE)
+		snprintf(why, len, "the agent watches %d registered processes already", DC_PROC_WATCH_MAX);
+	else if (err)
+		snprintf(why, len, "cannot track pid %d: %s", (int)pid, strerror(err));
+	if (err)
+		return err;
+	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC)) ? EIO : 0;
+}
+
 static bool is_tracked(struct agent *a, __u32 pid)
 {
 	__u32 v;
@@ -45,18 +65,25 @@ static bool is_tracked(struct agent *a, __u32 pid)
 }
 
 /* A rank that registers joins the job if it was not traced yet (daemon mode). */
-static int on_rank(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t len)
+static int on_rank(void *ctx, const struct dc_ctl_msg *m, int ring_fd, int pidfd, char *why, size_t whylen,
+		   char *note, size_t len)
 {
 	struct agent *a = ctx;
 	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
+	int err;
 
-	if (m->type == DC_CTL_REGISTER && !is_tracked(a, m->pid) && track_pid(a, m->pid)) {
-		if (ring_fd >= 0)
-			close(ring_fd);
-		return ENOMEM;
+	if (m->type == DC_CTL_REGISTER && !is_tracked(a, m->pid)) {
+		err = track_process(a, pidfd, m->pid, why, whylen);
+		if (err) {
+			if (ring_fd >= 0)
+				close(ring_fd);
+			return err;
+		}
+	} else {
+		close(pidfd);
 	}
 	/* A ring turned down leaves the rank registered, its MPI-IO unrecorded. */
-	if (ring_fd >= 0 && dc_rank_rings_add(a->rings, m->pid, ring_fd, note, len))
+	if ((m->flags & DC_CTL_FLAG_RING) && dc_rank_rings_add(a->rings, m->pid, ring_fd, note, len))
 		fprintf(stderr, "dc-agent: warning: pid %u (rank %d): %s\n", m->pid, m->rank, note);
 	if (m->type == DC_CTL_FINALIZE)
 		dc_rank_rings_finish(a->rings, m->pid, now);
@@ -71,6 +98,11 @@ int agent_open_control(struct agent *a)
 	struct epoll_event ev = { .events = EPOLLIN };
 	char err[256];
 
+	a->watch = dc_proc_watch_new(bpf_map__fd(a->skel->maps.dc_tracked));
+	if (!a->watch) {
+		die_msg("cannot watch processes: %s", strerror(errno));
+		return -1;
+	}
 	a->control = dc_control_open(a->socket_path, a->uid, a->gid, a->job, on_rank, a, err, sizeof(err));
 	if (!a->control) {
 		die_msg("%s", err);
@@ -78,7 +110,9 @@ int agent_open_control(struct agent *a)
 	}
 	a->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	ev.data.fd = dc_control_fd(a->control);
-	if (a->epoll_fd < 0 || epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev)) {
+	if (a->epoll_fd < 0 || epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev) ||
+	    epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, dc_proc_watch_fd(a->watch),
+		      &(struct epoll_event){ .events = EPOLLIN, .data.fd = dc_proc_watch_fd(a->watch) })) {
 		die_msg("epoll: %s", strerror(errno));
 		return -1;
 	}
@@ -117,6 +151,7 @@ static int wait_and_consume(struct agent *a)
 		return -errno;
 	/* Each time round, not only when it is ready: silent clients expire. */
 	dc_control_serve(a->control);
+	dc_proc_watch_serve(a->watch);
 	upto = dc_now_ns(CLOCK_MONOTONIC) - DC_RING_SLACK_NS;
 	dc_rank_rings_begin(a->rings);
 	n = dc_event_rings_consume(a->events, false, BATCH_EVENTS);
@@ -146,21 +181,39 @@ static void watch_child(struct agent *a)
 	a->child_fd = fd;
 }
 
+/* --pid: a process that runs now (and, run by a user other than root,
+ * one that user could trace itself: setup.c checked it before the load). */
+static int track_named(struct agent *a, pid_t pid)
+{
+	char why[256];
+	int pidfd = dc_pid_open(pid), err;
+
+	if (pidfd < 0) {
+		die_msg("--pid %d: no such process", (int)pid);
+		return -1;
+	}
+	if ((err = dc_proc_check_caller(pidfd, pid, why, sizeof(why)))) {
+		close(pidfd);
+		die_msg("--pid %d: %s", (int)pid, why);
+		return -1;
+	}
+	if ((err = track_process(a, pidfd, pid, why, sizeof(why)))) {
+		die_msg("--pid %d: %s", (int)pid, why);
+		return -1;
+	}
+	return 0;
+}
+
 int agent_start_targets(struct agent *a)
 {
 	char err[512];
 
-	for (int i = 0; i < a->opt.npids; i++) {
-		if (kill(a->opt.pids[i], 0) && errno == ESRCH) {
-			die_msg("--pid %d: no such process", a->opt.pids[i]);
+	for (int i = 0; i < a->opt.npids; i++)
+		if (track_named(a, a->opt.pids[i]))
 			return -1;
-		}
-		if (track_pid(a, a->opt.pids[i]))
-			return -1;
-	}
 	if (!a->opt.command)
 		return 0;
-	if (track_pid(a, a->child.pid))
+	if (track_child(a, a->child.pid))
 		return -1;
 	if (dc_launch_release(&a->child, a->opt.command[0], err, sizeof(err))) {
 		a->child.pid = 0;

@@ -158,7 +158,7 @@ struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen)
 	 * file under the agent's mapping and fault it. */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || !(seals & F_SEAL_SHRINK))
-		return refuse(r, why, whylen, "the rank's ring is not a memfd sealed against shrinking");
+		return refuse(r, why, whylen, DC_RING_NOT_MEMFD);
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < DC_RING_HEAD_SIZE ||
 	    (size_t)st.st_size > ring_size(DC_RING_SLOTS_MAX))
 		return refuse(r, why, whylen, "the rank's ring has an impossible size");

@@ -129,6 +129,8 @@ struct dc_ring_reader;
  * checks that it is a sealed memfd of a size its header agrees with, maps
  * it. NULL with the reason in why. */
 struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen);
+/* Why a ring that is no memfd, or one without the seal, is turned down. */
+#define DC_RING_NOT_MEMFD "the rank's ring is not a memfd sealed against shrinking"
 /* Tells the rank what to record. */
 void dc_ring_reader_start(struct dc_ring_reader *r, enum dc_ring_mode mode, __u64 funcs_on);
 enum dc_ring_next {

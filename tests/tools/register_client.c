@@ -24,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,6 +131,102 @@ static void write_records(const char *kind, const char *sock, int ring_fd)
 	usleep(500000);
 }
 
+static int connect_to(const char *sock)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The message and its reply, printed as "accepted: MSG" or "refused: MSG". */
+static int exchange(int fd, const struct dc_ctl_msg *m, int pass_fd)
+{
+	struct dc_ctl_reply r = { 0 };
+
+	if (dc_send_with_fd(fd, m, sizeof(*m), pass_fd) < 0)
+		return 2;
+	/* The agent's copy of what was passed is then the last. */
+	if (pass_fd >= 0)
+		close(pass_fd);
+	if (recv(fd, &r, sizeof(r), 0) != sizeof(r))
+		return 2;
+	r.message[sizeof(r.message) - 1] = 0;
+	printf("%s: %s\n", r.status ? "refused" : "accepted", r.message);
+	fflush(stdout);
+	return r.status ? 1 : 0;
+}
+
+/* The connection of a child that has exited, and the child's pid. */
+static int dead_peer(const char *sock, pid_t *child)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	*child = fork();
+	if (*child == 0)
+		_exit(connect(fd, (struct sockaddr *)&a, sizeof(a)) ? 1 : 0);
+	waitpid(*child, NULL, 0);
+	return fd;
+}
+
+static int register_dead(const char *sock, const char *file, int rank, int world)
+{
+	struct dc_ctl_msg m;
+	char go[4096];
+	pid_t child;
+	int fd = dead_peer(sock, &child);
+	FILE *f = fopen(file, "w");
+
+	if (fd < 0 || !f)
+		return 2;
+	fprintf(f, "%d\n", (int)child);
+	fclose(f);
+	snprintf(go, sizeof(go), "%s.go", file);
+	for (int i = 0; i < 2000 && access(go, F_OK); i++)
+		usleep(10000);
+	dc_register_fill(&m, DC_CTL_REGISTER, rank, world);
+	m.pid = child;
+	return exchange(fd, &m, -1);
+}
+
+/* A unix socket carrying a TCP socket whose close waits 15 s (SO_LINGER,
+ * unsent data to a listener that never reads), or -1. */
+static int lingering(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct linger l = { 1, 15 };
+	static char junk[1 << 20];
+	int lst = socket(AF_INET, SOCK_STREAM, 0), tcp = socket(AF_INET, SOCK_STREAM, 0), pair[2];
+	int small = 4096;
+
+	if (lst < 0 || tcp < 0 || bind(lst, (struct sockaddr *)&a, sizeof(a)) || listen(lst, 1) ||
+	    getsockname(lst, (struct sockaddr *)&a, &alen))
+		return -1;
+	setsockopt(lst, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	setsockopt(tcp, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	if (connect(tcp, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	fcntl(tcp, F_SETFL, O_NONBLOCK);
+	/* The peer is accepted by no one and reads nothing: data stays unsent. */
+	while (send(tcp, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+	setsockopt(tcp, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) || dc_send_with_fd(pair[0], "x", 1, tcp) < 0)
+		return -1;
+	close(tcp);
+	close(pair[0]);
+	/* lst stays open (in this process) so the connection is not reset. */
+	return pair[1];
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind = getenv("DC_TEST_RING");
@@ -147,9 +245,20 @@ int main(int argc, char **argv)
 	for (int i = 0; fd >= 0 && i < 3; i++)
 		if (write(fd, "b", 1) != 1)
 			return 2;
+	if (getenv("DC_TEST_DEAD_PEER"))
+		return register_dead(argv[1], getenv("DC_TEST_DEAD_PEER"), atoi(argv[3]), atoi(argv[4]));
 	dc_register_fill(&m, DC_CTL_REGISTER, atoi(argv[3]), atoi(argv[4]));
 	if (atoi(argv[2]))
 		m.pid = atoi(argv[2]);
+	if (getenv("DC_TEST_LINGER")) {
+		/* Held while the agent closes: the lingering socket's listener lives here. */
+		int sock = connect_to(argv[1]), lfd = lingering();
+
+		m.flags |= DC_CTL_FLAG_RING;
+		rc = sock < 0 || lfd < 0 ? 2 : exchange(sock, &m, lfd);
+		sleep(5);
+		return rc;
+	}
 	ring_fd = make_ring(kind);
 	if (ring_fd >= 0)
 		m.flags |= DC_CTL_FLAG_RING;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "control.h"
+#include "proc_check.h"
 #include "register.h"
 
 static struct dc_ctl_msg valid(void)
@@ -90,12 +92,16 @@ static char sock[108] = "/tmp/dc-ctl-test.XXXXXX";
 static int calls, last_rank;
 
 static int last_fd_kind = -1; /* the fd the callback got: -1 none, else its F_GETFD */
+static int last_pidfd_running = -1; /* whether the pidfd it got named a running process */
 
-static int on_msg(void *ctx, const struct dc_ctl_msg *m, int ring_fd, char *note, size_t len)
+static int on_msg(void *ctx, const struct dc_ctl_msg *m, int ring_fd, int pidfd, char *why, size_t whylen,
+		  char *note, size_t len)
 {
 	calls++;
 	last_rank = m->rank;
 	last_fd_kind = ring_fd >= 0 ? fcntl(ring_fd, F_GETFD) : -1;
+	last_pidfd_running = pidfd >= 0 && dc_pidfd_running(pidfd);
+	close(pidfd);
 	if (ring_fd >= 0) {
 		close(ring_fd);
 		snprintf(note, len, "ok; took an fd");
@@ -194,6 +200,7 @@ static void test_live_socket(void **state)
 	assert_int_equal(calls, 1);
 	assert_int_equal(last_rank, 2);
 	assert_int_equal(last_fd_kind, -1);
+	assert_int_equal(last_pidfd_running, 1);
 
 	/* An fd the message does not announce, or an announced one missing:
 	 * refused, the callback never called. */
@@ -210,12 +217,31 @@ static void test_live_socket(void **state)
 	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 1);
 	assert_non_null(strstr(answer, "unknown flags"));
 	assert_int_equal(calls, 1);
-	/* Announced and sent: the callback owns it, close-on-exec. */
+	/* Announced and sent: a shared-memory file is the callback's,
+	 * close-on-exec; any other fd is closed off the loop, and the
+	 * callback hears of no ring. */
 	m.flags = DC_CTL_FLAG_RING;
-	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, 0, answer, sizeof(answer)), 0);
+	int mem = memfd_create("ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(mem >= 0);
+	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, mem, answer, sizeof(answer)), 0);
+	close(mem);
 	assert_string_equal(answer, "ok; took an fd");
 	assert_int_equal(calls, 2);
 	assert_int_equal(last_fd_kind, FD_CLOEXEC);
+	assert_int_equal(exchange_fd(c, &m, sizeof(m), 1, 0, answer, sizeof(answer)), 0);
+	assert_string_equal(answer, "ok");
+	assert_int_equal(calls, 3);
+	assert_int_equal(last_fd_kind, -1);
+
+	/* A job id with a newline and terminal escapes: quoted escaped. */
+	m = valid();
+	snprintf(m.job_id, sizeof(m.job_id), "x\ndc-agent: warning: forged\033]0;t\007\033[2J");
+	assert_int_equal(exchange(c, &m, sizeof(m), 1, answer, sizeof(answer)), 1);
+	assert_non_null(strstr(answer, "job 'x\\x0adc-agent: warning: forged\\x1b]0;t\\x07\\x1b[2J' is not this agent's job"));
+	assert_null(strchr(answer, '\n'));
+	assert_null(strchr(answer, '\033'));
+	assert_int_equal(calls, 3);
 	dc_control_close(c);
 	unlink(sock);
 	*strrchr(sock, '/') = 0;
