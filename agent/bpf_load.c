@@ -72,6 +72,7 @@ static void set_rodata(struct datacrumbs_bpf *skel, const struct dc_load_plan *p
 	struct datacrumbs_bpf__rodata *ro = skel->rodata;
 
 	ro->dc_mode = opt->s.mode;
+	ro->dc_job_uid = plan->job_uid;
 	ro->dc_nrings = plan->nrings;
 	ro->dc_ring_scatter = plan->ring_scatter;
 	/* Wake the agent when a ring fills to half (DC_RING_WAKE_SHARE). */

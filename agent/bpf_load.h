@@ -41,6 +41,8 @@ struct dc_load_plan {
 	 * and records to a ring at random (a test build's DC_TEST_RING_SCATTER). */
 	__u32 nrings, ring_bytes;
 	bool ring_scatter;
+	/* The job's user: only its processes, with no privileges gained, are traced. */
+	__u32 job_uid;
 };
 
 /* What the sets ask for, on this kernel. */

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "dc_event.h"
 #include "perf_probes.h"
 #include "test_hooks.h"
 #include "uprobe_multi.h"
@@ -377,8 +378,9 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 			? "tracepoints mm_filemap_add_to_page_cache/mm_filemap_delete_from_page_cache"
 			: "not available: no filemap tracepoints");
 	fprintf(out, LEVEL_FMT "sched tracepoints; --match-env reads %s\n", "processes",
-		f->has[DC_FEAT_BPF_LOOP] ? "up to 256 variables (bpf_loop)"
-					 : "up to 256 variables in a bounded loop (no bpf_loop, Linux 5.17)");
+		f->has[DC_FEAT_BPF_LOOP]
+			? "an environment in up to " DC_STR(DC_ENV_MAX_STEPS) " steps (bpf_loop)"
+			: "an environment in up to " DC_STR(DC_ENV_MAX_STEPS_BOUNDED) " steps, in a bounded loop (no bpf_loop, Linux 5.17)");
 	return levels;
 }
 

@@ -121,7 +121,8 @@ static void report(struct agent *a, unsigned long long events, int err)
 	unsigned long long lost = dc_stats_total(a->stats, a->ncpus, DC_STAT_LOST);
 	unsigned long long deep = dc_stats_total(a->stats, a->ncpus, DC_STAT_STACK_FULL);
 	unsigned long long full = dc_stats_total(a->stats, a->ncpus, DC_STAT_MAP_FULL);
-	unsigned long long missed = agent_programs_missed(a);
+	unsigned long long missed = agent_programs_missed(a), unread;
+	const char *names;
 
 	if (lost) {
 		fprintf(stderr, "dc-agent: warning: %llu events lost (ring buffer full):", lost);
@@ -140,6 +141,10 @@ static void report(struct agent *a, unsigned long long events, int err)
 	if (missed)
 		fprintf(stderr, "dc-agent: warning: the kernel skipped the agent's programs %llu times (one ran while "
 				"another held its CPU's guard): events may be missing\n", missed);
+	if (a->recorder && (unread = dc_recorder_env_unread(a->recorder, &names)))
+		fprintf(stderr, "dc-agent: warning: --match-env could not read the whole environment of %llu "
+				"programs, which may have been missed: %s%s\n", unread, dc_text_view(names),
+			unread > 8 ? ", ..." : "");
 	if (a->opt.verbose)
 		print_times(a);
 	if (a->opt.verbose && a->t.ready)

@@ -45,6 +45,10 @@ struct dc_recorder {
 	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
 	size_t npending;
+	/* Programs whose environment --match-env could not read whole: how
+	 * many, and the first names, comma-separated (the job user's bytes). */
+	unsigned long long env_unread;
+	char env_unread_names[128];
 };
 
 struct dc_recorder *dc_recorder_new(struct dc_writer *w)
@@ -264,15 +268,36 @@ static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 		r->pending[r->npending++] = p->pid;
 }
 
+static void note_env_unread(struct dc_recorder *r, const struct dc_proc *p)
+{
+	char *names = r->env_unread_names;
+	size_t used = strlen(names);
+
+	if (r->env_unread++ < 8)
+		snprintf(names + used, sizeof(r->env_unread_names) - used, "%s%.*s", used ? ", " : "", DC_COMM_LEN,
+			 p->comm);
+}
+
+unsigned long long dc_recorder_env_unread(const struct dc_recorder *r, const char **names)
+{
+	*names = r->env_unread_names;
+	return r->env_unread;
+}
+
 static int handle_proc(struct dc_recorder *r, const struct dc_msg_proc *m, size_t len)
 {
 	const struct dc_proc *p = &m->proc;
 
 	if (len < sizeof(*m))
 		return 0;
+	if (p->kind == DC_PROC_ENV_UNREAD) {
+		note_env_unread(r, p);
+		return 0;
+	}
 	if (p->kind == DC_PROC_FORK)
 		dc_hashtab_put(r->parents, p->pid, 0, p->ppid);
-	if (p->kind == DC_PROC_EXIT)
+	/* One that left the job is, to the trace, one that ended. */
+	if (p->kind == DC_PROC_EXIT || p->kind == DC_PROC_LEFT)
 		note_exit(r, p);
 	/* A Slurm task joined: the kernel side read its SLURM_PROCID. */
 	if (p->kind == DC_PROC_START && m->slurm_task)

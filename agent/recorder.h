@@ -31,6 +31,9 @@ int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
 struct dc_ctl_msg;
 /* A rank registered or finalized through the control socket. */
 int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts);
+/* Programs of the job's user whose environment --match-env could not read
+ * whole (it may have missed them), and the first few names. */
+unsigned long long dc_recorder_env_unread(const struct dc_recorder *r, const char **names);
 /* Processes that exited since the last call (for PROFILE clean-up). */
 size_t dc_recorder_take_exited(struct dc_recorder *r, __u32 *pids, size_t max);
 

@@ -110,6 +110,7 @@ static int load_bpf(struct agent *a)
 	dc_load_plan_make(&a->plan, a->sets, a->nsets, &a->feat, fentry);
 	/* Scattered records need rings to scatter over, whatever the CPUs. */
 	a->plan.ring_scatter = dc_test_ring_scatter();
+	a->plan.job_uid = a->uid;
 	dc_event_rings_size(a->opt.s.ringbuf_mb, a->plan.ring_scatter && a->ncpus < 4 ? 4 : a->ncpus, &a->plan.nrings,
 			    &a->plan.ring_bytes);
 	if (a->opt.verbose)
@@ -348,6 +349,12 @@ int agent_setup(struct agent *a)
 		die_msg("cannot count the CPUs");
 		return -1;
 	}
+	/* The command runs as the caller. Run as another user than the job's,
+	 * it ran with credentials that are not the job user's own: it leaves
+	 * the trace as it starts (bpf/procs.bpf.c). */
+	if (a->opt.command && a->uid != 0 && getuid() != a->uid)
+		die_msg("warning: the command runs as uid %u, not as the job's user (uid %u): it is not traced; "
+			"run it as that user (runuser -u USER --, setpriv)", (unsigned)getuid(), (unsigned)a->uid);
 	if (a->opt.command && dc_launch(a->opt.command, &a->child, msg, sizeof(msg))) {
 		die_msg("%s", msg);
 		return -1;

@@ -30,6 +30,9 @@ const volatile char dc_env_match[DC_ENV_MATCH_MAX] __weak = {};
  * kernel may hold several nodes (containers, the test cluster), each with
  * its agent; a program joins by its environment only on its own node. */
 const volatile __u32 dc_netns_ino __weak = 0;
+/* The job's user: only its processes, with no privileges gained, are
+ * traced (a job of root's is root's to read whatever it runs). */
+const volatile __u32 dc_job_uid __weak = 0;
 /* Programs --match-env leaves out, by file name (dc-prolog, dc-epilog); "" unused. */
 const volatile char dc_skip_comm[DC_SKIP_COMMS][DC_COMM_LEN] __weak = {};
 

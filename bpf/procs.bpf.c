@@ -35,6 +35,29 @@ static __always_inline void send_proc(__u32 kind, __u32 pid, __u32 ppid, __s32 c
 	send_proc_task(kind, pid, ppid, code, 0);
 }
 
+/*
+ * Whether the current task runs with the job user's credentials alone:
+ * every uid the job's, no group gained from a set-group-id program, no
+ * capability (for a user other than root). What a task with more does is
+ * withheld from the job's user, as the kernel withholds it from ptrace.
+ */
+static __always_inline bool creds_are_job(struct task_struct *task)
+{
+	const struct cred *c = BPF_CORE_READ(task, cred);
+	__u64 caps = 0;
+	__u32 gid;
+
+	if (BPF_CORE_READ(c, uid.val) != dc_job_uid || BPF_CORE_READ(c, euid.val) != dc_job_uid ||
+	    BPF_CORE_READ(c, suid.val) != dc_job_uid || BPF_CORE_READ(c, fsuid.val) != dc_job_uid)
+		return false;
+	gid = BPF_CORE_READ(c, gid.val);
+	if (BPF_CORE_READ(c, egid.val) != gid || BPF_CORE_READ(c, sgid.val) != gid || BPF_CORE_READ(c, fsgid.val) != gid)
+		return false;
+	/* kernel_cap_t: 64 bits, as two words before Linux 6.3 and one since. */
+	bpf_probe_read_kernel(&caps, sizeof(caps), __builtin_preserve_access_index(&c->cap_permitted));
+	return dc_job_uid == 0 || caps == 0;
+}
+
 SEC("raw_tp/sched_process_fork")
 int dc_fork(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -62,7 +85,6 @@ int dc_fork(struct bpf_raw_tracepoint_args *ctx)
 }
 
 #define ENV_STR_MAX 4096
-#define ENV_MAX_VARS 256
 
 struct env_buf {
 	char s[ENV_STR_MAX];
@@ -90,7 +112,9 @@ struct env_walk {
 	unsigned long p, end;
 	struct env_buf *buf;
 	int found;
-	__u32 task; /* SLURM_PROCID + 1, 0 until seen */
+	int in_long; /* the walk is inside a variable longer than the buffer */
+	int stuck;   /* a variable could not be read */
+	__u32 task;  /* SLURM_PROCID + 1, 0 until seen */
 };
 
 /* SLURM_PROCID=N: the task, named in the trace by it and its node. */
@@ -121,9 +145,23 @@ static long env_step(__u32 i, void *arg)
 	if (w->p >= w->end)
 		return 1;
 	n = bpf_probe_read_user_str(w->buf->s, ENV_STR_MAX, (const void *)w->p);
-	/* Unreadable, or longer than we can step over: stop looking. */
-	if (n <= 0 || n >= ENV_STR_MAX)
+	if (n <= 0) {
+		w->stuck = 1;
 		return 1;
+	}
+	/* A long variable (a PATH, an exported function): stepped over a
+	 * buffer at a time. It is never the one matched, which is short; a
+	 * read that starts on its last NUL ends it. */
+	if (n >= ENV_STR_MAX) {
+		w->p += ENV_STR_MAX - 1;
+		w->in_long = 1;
+		return 0;
+	}
+	if (w->in_long) {
+		w->in_long = 0;
+		w->p += n;
+		return 0;
+	}
 	if (same_var(w->buf->s))
 		w->found = 1;
 	else if (!w->task)
@@ -167,10 +205,11 @@ static __always_inline int skipped_program(struct trace_event_raw_sched_process_
 	return 0;
 }
 
-/* Variables looked at without bpf_loop: the verifier walks each turn. */
-#define ENV_MAX_VARS_BOUNDED 256
-
-/* Whether the program just exec'd has NAME=VALUE in its environment. */
+/*
+ * Whether the program just exec'd has NAME=VALUE in its environment: 1, 0,
+ * or -1 where the walk ended before the environment did (a variable that
+ * could not be read, or more than the walk's steps) without a match.
+ */
 static __always_inline int env_matches(__u32 *slurm_task, bool loop)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -184,14 +223,16 @@ static __always_inline int env_matches(__u32 *slurm_task, bool loop)
 	if (!w.buf)
 		return 0;
 	if (loop) {
-		bpf_loop(ENV_MAX_VARS, env_step, &w, 0);
+		bpf_loop(DC_ENV_MAX_STEPS, env_step, &w, 0);
 	} else {
-		for (__u32 i = 0; i < ENV_MAX_VARS_BOUNDED; i++)
+		for (__u32 i = 0; i < DC_ENV_MAX_STEPS_BOUNDED; i++)
 			if (env_step(i, &w))
 				break;
 	}
 	*slurm_task = w.task;
-	return w.found;
+	if (w.found)
+		return 1;
+	return w.stuck || w.p < w.end ? -1 : 0;
 }
 
 /*
@@ -202,14 +243,23 @@ static __always_inline int on_exec(struct trace_event_raw_sched_process_exec *ct
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, one = 1, slurm_task = 0;
 	struct task_struct *task;
+	int matched;
 
+	task = (struct task_struct *)bpf_get_current_task();
 	if (dc_is_tracked(tgid)) {
-		send_proc(DC_PROC_EXEC, tgid, 0, 0);
+		/* A job of root's keeps whatever it runs: its file is root's. */
+		if (dc_job_uid == 0 || creds_are_job(task)) {
+			send_proc(DC_PROC_EXEC, tgid, 0, 0);
+			return 0;
+		}
+		/* Out before its first call: its children are never taken in. */
+		bpf_map_delete_elem(&dc_tracked, &tgid);
+		dc_thread_drop();
+		send_proc(DC_PROC_LEFT, tgid, BPF_CORE_READ(task, real_parent, tgid), DC_LEFT_PRIVILEGES);
 		return 0;
 	}
-	if (!dc_env_match_len)
+	if (!dc_env_match_len || !creds_are_job(task))
 		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
 	if (dc_netns_ino && BPF_CORE_READ(task, nsproxy, net_ns, ns.inum) != dc_netns_ino)
 		return 0;
 	if (bpf_map_lookup_elem(&dc_skipped, &tgid))
@@ -218,7 +268,11 @@ static __always_inline int on_exec(struct trace_event_raw_sched_process_exec *ct
 		bpf_map_update_elem(&dc_skipped, &tgid, &one, BPF_ANY);
 		return 0;
 	}
-	if (!env_matches(&slurm_task, loop))
+	matched = env_matches(&slurm_task, loop);
+	/* Said to the agent, never written to the node file. */
+	if (matched < 0)
+		send_proc(DC_PROC_ENV_UNREAD, tgid, 0, 0);
+	if (matched <= 0)
 		return 0;
 	if (bpf_map_update_elem(&dc_tracked, &tgid, &one, BPF_ANY)) {
 		dc_count(DC_STAT_MAP_FULL);

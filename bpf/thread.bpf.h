@@ -150,6 +150,23 @@ static __always_inline void dc_thread_forget(__u32 tid)
 	bpf_map_delete_elem(&dc_kstacks_tid, &tid);
 }
 
+/* When the current thread's process leaves the job while it lives on: its
+ * state goes now, or the thread would still be taken as traced. */
+static __always_inline void dc_thread_drop(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (dc_has_task_storage) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		bpf_task_storage_delete(&dc_stacks, task);
+		bpf_task_storage_delete(&dc_sysframes, task);
+		bpf_task_storage_delete(&dc_kstacks, task);
+		return;
+	}
+	dc_thread_forget(tid);
+}
+
 /*
  * The probe's cookie: the attach cookie where the kernel has them, else a
  * constant that dc-agent wrote into this program's copy for the probe

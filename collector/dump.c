@@ -30,7 +30,7 @@ static const char usage[] =
 
 static const char *proc_kind(unsigned k)
 {
-	static const char *const names[] = { "?", "start", "fork", "exec", "exit" };
+	static const char *const names[] = { "?", "start", "fork", "exec", "exit", "left" };
 
 	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
@@ -122,6 +122,8 @@ static void print_chunk(const struct dc_reader *r, struct dc_functable *f, const
 				printf(" signal=%d", p->exit_code & 0x7f);
 			else if (p->kind == DC_PROC_EXIT)
 				printf(" exit=%d", (p->exit_code >> 8) & 0xff);
+			else if (p->kind == DC_PROC_LEFT)
+				printf(" why=%s", p->exit_code == DC_LEFT_PRIVILEGES ? "privileges" : "?");
 			printf(" comm=%s\n", dc_text_view(comm));
 		} else if (h->type == DC_CHUNK_COUNTERS) {
 			const struct dc_counter *k = (const struct dc_counter *)c->data + i;

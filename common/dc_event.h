@@ -146,6 +146,21 @@ enum dc_proc_kind {
 	DC_PROC_FORK,
 	DC_PROC_EXEC,
 	DC_PROC_EXIT,
+	/* It left the job, for the reason in exit_code (enum dc_left_why), and
+	 * nothing more of it or its later children is recorded. A kind older
+	 * readers skip: no new node-format version. */
+	DC_PROC_LEFT,
+	/* The BPF side to the agent alone, never in a node file: a program
+	 * of the job's user whose environment --match-env could not read
+	 * whole, so that it may have been missed. */
+	DC_PROC_ENV_UNREAD,
+};
+
+enum dc_left_why {
+	/* It ran a program that gave it credentials other than the job user's
+	 * own (set-user-id, set-group-id, file capabilities): what it does is
+	 * withheld from the job's user as the kernel withholds it from ptrace. */
+	DC_LEFT_PRIVILEGES = 1,
 };
 
 struct dc_proc {
@@ -218,6 +233,12 @@ struct dc_msg_proc {
 enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 #define DC_ENV_MATCH_MAX 64
+/* --match-env's walk of an environment, in steps (a variable, or 4 KiB of a
+ * long one): with bpf_loop, and in a bounded loop (before Linux 5.17), whose
+ * every turn the verifier walks. An environment is at most a quarter of the
+ * stack limit (2 MiB at the usual 8 MiB): 512 steps of long variables. */
+#define DC_ENV_MAX_STEPS 16384
+#define DC_ENV_MAX_STEPS_BOUNDED 256
 /* Programs --match-env does not take, by their file name (--skip-program). */
 #define DC_SKIP_COMMS 4
 

@@ -32,7 +32,7 @@ expect() { # SUITE
 		echo "user calls         a uprobe perf event pair per function, each with a program of its own"
 		echo "per-thread state   hash maps by thread id"
 		echo "kernel functions   fentry/fexit, a program pair per function where the function has BTF, else a kprobe/kretprobe perf event pair per function, each with a program of its own"
-		echo "processes          sched tracepoints; --match-env reads up to 256 variables in a bounded loop" ;;
+		echo "processes          sched tracepoints; --match-env reads an environment in up to 256 steps, in a bounded loop" ;;
 	esac
 }
 tests=${DC_KERNEL_TESTS:-posix_write stdio probe_sites fork fd_reuse mixed profile daemon kernel_funcs kernel_sets mpi}
