@@ -45,6 +45,22 @@ int dc_peer_pidfd(int sock, pid_t pid)
 	return dc_pid_open(pid);
 }
 
+bool dc_peer_pidfd_works(void)
+{
+	int p[2], fd = -1;
+	socklen_t len = sizeof(fd);
+	bool works;
+
+	if (dc_test_feature_off("peer_pidfd") || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p))
+		return false;
+	works = getsockopt(p[0], SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0 && fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	close(p[0]);
+	close(p[1]);
+	return works;
+}
+
 bool dc_pidfd_running(int pidfd)
 {
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };

@@ -21,6 +21,10 @@
  */
 int dc_peer_pidfd(int sock, pid_t pid);
 
+/* Whether the kernel names a socket's peer by a pidfd (SO_PEERPIDFD), as
+ * a socket pair of this process shows (and a test build can take away). */
+bool dc_peer_pidfd_works(void);
+
 /* A pidfd of the process that has pid now; -1 with errno (ESRCH: none). */
 int dc_pid_open(pid_t pid);
 

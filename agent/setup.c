@@ -293,6 +293,9 @@ int agent_check_kernel(struct agent *a)
 	}
 	dc_features_probe(&a->feat, DC_FEATURES_ALL);
 	levels = dc_features_report(&a->feat, stdout);
+	printf("  %-18s %s\n", "registrations",
+	       dc_peer_pidfd_works() ? "tied to the process that connected (SO_PEERPIDFD)"
+				     : "tied to the process that has the pid (pidfd_open); missing SO_PEERPIDFD (Linux 6.5)");
 	never = dc_probes_never(&nnever);
 	printf("  %-18s functions that return twice or never get no probe in any library:", "never probed");
 	for (size_t i = 0; i < nnever; i++)
