@@ -97,6 +97,20 @@ lost_events() {
 	     END { for (i = k - n + 1; i <= k; i++) if (i > 0) s += v[i]; print s + 0 }' "$DUMP"
 }
 
+# start_agent JOB ARGS...: an agent in the background for JOB, its control
+# socket $TMP/JOB.sock, its stderr $TMP/JOB.err, its pid in AGENT; returns
+# once it is ready.
+start_agent() {
+	local job=$1
+	shift
+	rm -f "$TMP/ready"
+	"$DC_AGENT" -o "$TMP/out" -j "$job" --socket "$TMP/$job.sock" --ready-file "$TMP/ready" "$@" 2>"$TMP/$job.err" &
+	AGENT=$!
+	for _ in $(seq 100); do [ -e "$TMP/ready" ] && return; sleep 0.1; done
+	cat "$TMP/$job.err"
+	fail "agent did not start"
+}
+
 # A probe set of libc open and write alone (open names the fd's file).
 write_only_set() {
 	printf 'set: writeonly\ncategory: posix\nlibrary: libc.so.6\nfunctions:\n  - {name: open, path: 1, ret: fd}\n  - {name: write, fd: 1, bytes: 3, ret: bytes}\n' >"$TMP/writeonly.yaml"

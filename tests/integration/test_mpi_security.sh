@@ -4,16 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 : "${DC_PMPI:?set by ctest}" "${DC_REGISTER:?set by ctest}"
 
-start_agent() { # job args...
-	local job=$1
-	shift
-	rm -f "$TMP/ready"
-	"$DC_AGENT" -o "$TMP/out" -j "$job" --socket "$TMP/$job.sock" --ready-file "$TMP/ready" "$@" 2>"$TMP/$job.err" &
-	AGENT=$!
-	for _ in $(seq 100); do [ -e "$TMP/ready" ] && return; sleep 0.1; done
-	cat "$TMP/$job.err"
-	fail "agent did not start"
-}
 stop_agent() { kill -TERM "$AGENT"; wait "$AGENT"; }
 
 start_agent sec -p posix

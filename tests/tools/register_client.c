@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,37 +163,69 @@ static int exchange(int fd, const struct dc_ctl_msg *m, int pass_fd)
 	return r.status ? 1 : 0;
 }
 
-/* The connection of a child that has exited, and the child's pid. */
-static int dead_peer(const char *sock, pid_t *child)
+/*
+ * The pid-reuse attack, run by root so that it is quick: a child of user
+ * EVIL connects and exits; the dead child's pid is handed to a process of
+ * user VICTIM (ns_last_pid), which reads FILE in a loop; then the
+ * registration for that pid goes out on the dead child's connection.
+ * Prints "victim PID" and the answer; the victim is left running.
+ */
+static int register_reused(const char *sock, const char *spec, int rank, int world)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
-	*child = fork();
-	if (*child == 0)
-		_exit(connect(fd, (struct sockaddr *)&a, sizeof(a)) ? 1 : 0);
-	waitpid(*child, NULL, 0);
-	return fd;
-}
-
-static int register_dead(const char *sock, const char *file, int rank, int world)
-{
+	unsigned eu, eg, vu, vg;
+	char file[4096] = "", path[64], status[4096];
 	struct dc_ctl_msg m;
-	char go[4096];
-	pid_t child;
-	int fd = dead_peer(sock, &child);
-	FILE *f = fopen(file, "w");
+	pid_t child, victim;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	FILE *f;
 
-	if (fd < 0 || !f)
+	if (sscanf(spec, "%u:%u:%u:%u:%4095s", &eu, &eg, &vu, &vg, file) != 5 || fd < 0)
 		return 2;
-	fprintf(f, "%d\n", (int)child);
-	fclose(f);
-	snprintf(go, sizeof(go), "%s.go", file);
-	for (int i = 0; i < 2000 && access(go, F_OK); i++)
-		usleep(10000);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	child = fork();
+	if (child == 0)
+		_exit(setresgid(eg, eg, eg) || setresuid(eu, eu, eu) || connect(fd, (struct sockaddr *)&a, sizeof(a)));
+	waitpid(child, NULL, 0);
+	for (int tries = 0; tries < 5; tries++) {
+		if (!(f = fopen("/proc/sys/kernel/ns_last_pid", "w")))
+			return 2;
+		fprintf(f, "%d", (int)child - 1);
+		fclose(f);
+		victim = fork();
+		if (victim == 0) {
+			if (setresgid(vg, vg, vg) || setresuid(vu, vu, vu))
+				_exit(2);
+			execl("/bin/sh", "sh", "-c", "while :; do cat \"$0\" >/dev/null; sleep 0.05; done", file,
+			      (char *)NULL);
+			_exit(2);
+		}
+		if (victim == child)
+			break;
+		kill(victim, SIGKILL);
+		waitpid(victim, NULL, 0);
+	}
+	if (victim != child)
+		return 2;
+	/* Sent once the pid runs as the victim, as an attacker would wait. */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)victim);
+	for (int i = 0; i < 1000; i++) {
+		unsigned uid = ~0u;
+		char *u;
+		size_t n;
+
+		if (!(f = fopen(path, "r")))
+			break;
+		n = fread(status, 1, sizeof(status) - 1, f);
+		fclose(f);
+		status[n] = 0;
+		if ((u = strstr(status, "\nUid:")) && sscanf(u + 5, "%u", &uid) == 1 && uid == vu)
+			break;
+		usleep(1000);
+	}
+	printf("victim %d\n", (int)victim);
 	dc_register_fill(&m, DC_CTL_REGISTER, rank, world);
-	m.pid = child;
+	m.pid = victim;
 	return exchange(fd, &m, -1);
 }
 
@@ -245,8 +278,8 @@ int main(int argc, char **argv)
 	for (int i = 0; fd >= 0 && i < 3; i++)
 		if (write(fd, "b", 1) != 1)
 			return 2;
-	if (getenv("DC_TEST_DEAD_PEER"))
-		return register_dead(argv[1], getenv("DC_TEST_DEAD_PEER"), atoi(argv[3]), atoi(argv[4]));
+	if (getenv("DC_TEST_REUSE"))
+		return register_reused(argv[1], getenv("DC_TEST_REUSE"), atoi(argv[3]), atoi(argv[4]));
 	dc_register_fill(&m, DC_CTL_REGISTER, atoi(argv[3]), atoi(argv[4]));
 	if (atoi(argv[2]))
 		m.pid = atoi(argv[2]);
