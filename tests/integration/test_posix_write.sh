@@ -23,6 +23,8 @@ assert_eq "$(calls syscall openat "$f")" "1 0 0" "openat system call"
 assert_eq "$(calls posix close "$f")" "1 0 0" "libc close"
 assert_eq "$(calls syscall close "$f")" "0 0 0" "no close reported twice"
 assert_eq "$(lost_events)" "0" "lost events"
+# The agent's own descriptors (its launch gate, a pipe) are never the command's.
+assert_eq "$(grep -c ' path=pipe:' "$DUMP" || true)" "0" "calls on the agent's launch pipe"
 
 # The node's topology, from hwloc's core discovery (the agent loads none of
 # its plugins): the processing units online, and the memory /proc sees.
