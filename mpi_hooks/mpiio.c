@@ -12,17 +12,19 @@
  * so the level works with every MPI the library is built against.
  *
  * Nonblocking calls (MPI_File_i*) are recorded once, when MPI_Wait, MPI_Test
- * and their any/some/all forms see them complete (mpiio_requests.c). Not
- * recorded: the
- * Fortran bindings' calls that do not reach the C MPI_File_* symbols, and
- * the MPI-4 large-count (_c) forms.
+ * and their any/some/all forms see them complete (mpiio_requests.c). Each
+ * call is wrapped under both its names (mpiio_int.h): Fortran programs reach
+ * it through their bindings, Open MPI's calling PMPI_File_* and MPICH's
+ * MPI_File_*. Not recorded: the MPI-4 large-count (_c) forms.
  */
 #include "mpiio_int.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -37,6 +39,19 @@ _Static_assert(sizeof(MPI_File) <= sizeof(__u64), "a file handle fits a record's
 static struct dc_ring_head *ring;
 static __u64 funcs_on;
 static __thread __u32 my_tid;
+__thread int dc_in_mpi __attribute__((tls_model("initial-exec")));
+
+void *dc_mpi_real(const char *pmpi_name)
+{
+	void *f = dlsym(RTLD_NEXT, pmpi_name);
+
+	if (!f) {
+		fprintf(stderr, "libdcpmpi: %s not found in the MPI library loaded after this one; preload "
+				"libdcpmpi.so into a program linked with the MPI it was built for\n", pmpi_name);
+		abort();
+	}
+	return f;
+}
 
 /* ---- recording ---- */
 
@@ -136,12 +151,14 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, buf, count, dt, st);                                    \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, buf, count, dt, st);                           \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, buf, count, dt, st);                                              \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, buf, count, dt, st);                                     \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.bytes = dc_mpiio_status_bytes(rc, st);                                           \
 		c.handle = handle_of(fh);                                                          \
@@ -156,12 +173,14 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, off, buf, count, dt, st);                               \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, off, buf, count, dt, st);                      \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, off, buf, count, dt, st);                                         \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, off, buf, count, dt, st);                                \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.bytes = dc_mpiio_status_bytes(rc, st);                                           \
 		c.has_offset = 1;                                                                  \
@@ -178,10 +197,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, buf, count, dt);                                        \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, buf, count, dt);                               \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, buf, count, dt);                                                  \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, buf, count, dt);                                         \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.handle = handle_of(fh);                                                          \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
@@ -194,10 +215,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, off, buf, count, dt);                                   \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, off, buf, count, dt);                          \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, off, buf, count, dt);                                             \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, off, buf, count, dt);                                    \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.has_offset = 1;                                                                  \
 		c.offset = off;                                                                    \
@@ -213,12 +236,14 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, buf, st);                                               \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, buf, st);                                      \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, buf, st);                                                         \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, buf, st);                                                \
+		dc_in_mpi = 0;                                                                     \
 		c.bytes = dc_mpiio_status_bytes(rc, st);                                           \
 		c.handle = handle_of(fh);                                                          \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
@@ -231,10 +256,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, buf, count, dt, rq);                                    \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, buf, count, dt, rq);                           \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, buf, count, dt, rq);                                              \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, buf, count, dt, rq);                                     \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.handle = handle_of(fh);                                                          \
 		dc_mpiio_keep(&c, rc, rc == MPI_SUCCESS ? *rq : MPI_REQUEST_NULL);                 \
@@ -247,10 +274,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh, off, buf, count, dt, rq);                               \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh, off, buf, count, dt, rq);                      \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh, off, buf, count, dt, rq);                                         \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh, off, buf, count, dt, rq);                                \
+		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.has_offset = 1;                                                                  \
 		c.offset = off;                                                                    \
@@ -266,10 +295,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name args;                                                       \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name) args;                                              \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name args;                                                                 \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name) args;                                                        \
+		dc_in_mpi = 0;                                                                     \
 		c.handle = handle_of(fh);                                                          \
 		offset_expr;                                                                       \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
@@ -291,10 +322,12 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(comm, path, amode, info, fh);                               \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(comm, path, amode, info, fh);                      \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(comm, path, amode, info, fh);                                         \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(comm, path, amode, info, fh);                                \
+		dc_in_mpi = 0;                                                                     \
 		c.path = path;                                                                     \
 		c.handle = rc == MPI_SUCCESS ? handle_of(*fh) : 0;                                 \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
@@ -308,11 +341,13 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(fh);                                                        \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(fh);                                               \
 		c.handle = handle_of(*fh);                                                         \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(fh);                                                                  \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(fh);                                                         \
+		dc_in_mpi = 0;                                                                     \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
@@ -323,16 +358,20 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (!want(c.f))                                                                    \
-			return P##name(path, info);                                                \
+		if (dc_in_mpi || !want(c.f))                                                       \
+			return DC_REAL(P##name)(path, info);                                       \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
-		rc = P##name(path, info);                                                          \
+		dc_in_mpi = 1;                                                                     \
+		rc = DC_REAL(P##name)(path, info);                                                 \
+		dc_in_mpi = 0;                                                                     \
 		c.path = path;                                                                     \
 		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
-#define DC_MPIIO_WRAP(name, shape, dir) WRAP_##shape(name, dir)
+#define DC_MPIIO_REAL(name, shape, dir) DC_REAL_DEF(P##name)
+DC_MPIIO_FUNCS(DC_MPIIO_REAL)
+#define DC_MPIIO_WRAP(name, shape, dir) WRAP_##shape(name, dir) DC_ALSO_PMPI(name)
 DC_MPIIO_FUNCS(DC_MPIIO_WRAP)
 
 /* ---- start and stop ---- */

@@ -121,17 +121,27 @@ static struct mark *marks_of(int count, const MPI_Request *reqs, int *nmarks)
 
 /* ---- completions of nonblocking calls ---- */
 
+DC_REAL_DEF(PMPI_Wait)
+DC_REAL_DEF(PMPI_Test)
+DC_REAL_DEF(PMPI_Request_free)
+DC_REAL_DEF(PMPI_Waitall)
+DC_REAL_DEF(PMPI_Testall)
+DC_REAL_DEF(PMPI_Waitany)
+DC_REAL_DEF(PMPI_Testany)
+DC_REAL_DEF(PMPI_Waitsome)
+DC_REAL_DEF(PMPI_Testsome)
+
 int MPI_Wait(MPI_Request *rq, MPI_Status *st)
 {
 	MPI_Request was = *rq;
 	MPI_Status own;
 	int rc;
 
-	if (!any_pending() || !is_pending(was))
-		return PMPI_Wait(rq, st);
+	if (dc_in_mpi || !any_pending() || !is_pending(was))
+		return DC_REAL(PMPI_Wait)(rq, st);
 	if (st == MPI_STATUS_IGNORE)
 		st = &own;
-	rc = PMPI_Wait(rq, st);
+	rc = DC_REAL(PMPI_Wait)(rq, st);
 	complete(was, rc, st);
 	return rc;
 }
@@ -142,11 +152,11 @@ int MPI_Test(MPI_Request *rq, int *flag, MPI_Status *st)
 	MPI_Status own;
 	int rc;
 
-	if (!any_pending() || !is_pending(was))
-		return PMPI_Test(rq, flag, st);
+	if (dc_in_mpi || !any_pending() || !is_pending(was))
+		return DC_REAL(PMPI_Test)(rq, flag, st);
 	if (st == MPI_STATUS_IGNORE)
 		st = &own;
-	rc = PMPI_Test(rq, flag, st);
+	rc = DC_REAL(PMPI_Test)(rq, flag, st);
 	if (rc == MPI_SUCCESS && *flag)
 		complete(was, rc, st);
 	return rc;
@@ -155,10 +165,10 @@ int MPI_Test(MPI_Request *rq, int *flag, MPI_Status *st)
 int MPI_Request_free(MPI_Request *rq)
 {
 	MPI_Request was = *rq;
-	int rc = PMPI_Request_free(rq);
+	int rc = DC_REAL(PMPI_Request_free)(rq);
 
 	/* Its end is never seen: recorded now, with no bytes. */
-	if (any_pending())
+	if (!dc_in_mpi && any_pending())
 		complete(was, MPI_ERR_PENDING, NULL);
 	return rc;
 }
@@ -191,10 +201,10 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 	MPI_Status *own;
 	int n, rc;
 
-	if (!any_pending() || !(m = marks_of(count, reqs, &n)))
-		return PMPI_Waitall(count, reqs, sts);
+	if (dc_in_mpi || !any_pending() || !(m = marks_of(count, reqs, &n)))
+		return DC_REAL(PMPI_Waitall)(count, reqs, sts);
 	sts = statuses(count, sts, &own);
-	rc = PMPI_Waitall(count, reqs, sts);
+	rc = DC_REAL(PMPI_Waitall)(count, reqs, sts);
 	complete_all(m, n, rc, sts);
 	free(own);
 	free(m);
@@ -207,10 +217,10 @@ int MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 	MPI_Status *own;
 	int n, rc;
 
-	if (!any_pending() || !(m = marks_of(count, reqs, &n)))
-		return PMPI_Testall(count, reqs, flag, sts);
+	if (dc_in_mpi || !any_pending() || !(m = marks_of(count, reqs, &n)))
+		return DC_REAL(PMPI_Testall)(count, reqs, flag, sts);
 	sts = statuses(count, sts, &own);
-	rc = PMPI_Testall(count, reqs, flag, sts);
+	rc = DC_REAL(PMPI_Testall)(count, reqs, flag, sts);
 	if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && *flag)
 		complete_all(m, n, rc, sts);
 	free(own);
@@ -232,11 +242,11 @@ int MPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *st)
 	MPI_Status own;
 	int n, rc;
 
-	if (!any_pending() || !(m = marks_of(count, reqs, &n)))
-		return PMPI_Waitany(count, reqs, index, st);
+	if (dc_in_mpi || !any_pending() || !(m = marks_of(count, reqs, &n)))
+		return DC_REAL(PMPI_Waitany)(count, reqs, index, st);
 	if (st == MPI_STATUS_IGNORE)
 		st = &own;
-	rc = PMPI_Waitany(count, reqs, index, st);
+	rc = DC_REAL(PMPI_Waitany)(count, reqs, index, st);
 	if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
 		complete_index(m, n, *index, rc, st);
 	free(m);
@@ -249,11 +259,11 @@ int MPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status
 	MPI_Status own;
 	int n, rc;
 
-	if (!any_pending() || !(m = marks_of(count, reqs, &n)))
-		return PMPI_Testany(count, reqs, index, flag, st);
+	if (dc_in_mpi || !any_pending() || !(m = marks_of(count, reqs, &n)))
+		return DC_REAL(PMPI_Testany)(count, reqs, index, flag, st);
 	if (st == MPI_STATUS_IGNORE)
 		st = &own;
-	rc = PMPI_Testany(count, reqs, index, flag, st);
+	rc = DC_REAL(PMPI_Testany)(count, reqs, index, flag, st);
 	if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
 		complete_index(m, n, *index, rc, st);
 	free(m);
@@ -279,7 +289,7 @@ static int some(some_fn call, int incount, MPI_Request reqs[], int *outcount, in
 	MPI_Status *own;
 	int n, rc;
 
-	if (!any_pending() || !(m = marks_of(incount, reqs, &n)))
+	if (dc_in_mpi || !any_pending() || !(m = marks_of(incount, reqs, &n)))
 		return call(incount, reqs, outcount, indices, sts);
 	sts = statuses(incount, sts, &own);
 	rc = call(incount, reqs, outcount, indices, sts);
@@ -292,12 +302,12 @@ static int some(some_fn call, int incount, MPI_Request reqs[], int *outcount, in
 
 int MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
 {
-	return some(PMPI_Waitsome, incount, reqs, outcount, indices, sts);
+	return some(DC_REAL(PMPI_Waitsome), incount, reqs, outcount, indices, sts);
 }
 
 int MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
 {
-	return some(PMPI_Testsome, incount, reqs, outcount, indices, sts);
+	return some(DC_REAL(PMPI_Testsome), incount, reqs, outcount, indices, sts);
 }
 
 void dc_mpiio_flush_pending(void)
@@ -315,3 +325,14 @@ void dc_mpiio_flush_pending(void)
 	}
 	pthread_mutex_unlock(&pending_lock);
 }
+
+/* Under their PMPI names too: Open MPI's Fortran MPI_WAIT calls PMPI_Wait. */
+DC_ALSO_PMPI(MPI_Wait)
+DC_ALSO_PMPI(MPI_Test)
+DC_ALSO_PMPI(MPI_Request_free)
+DC_ALSO_PMPI(MPI_Waitall)
+DC_ALSO_PMPI(MPI_Testall)
+DC_ALSO_PMPI(MPI_Waitany)
+DC_ALSO_PMPI(MPI_Testany)
+DC_ALSO_PMPI(MPI_Waitsome)
+DC_ALSO_PMPI(MPI_Testsome)

@@ -3,7 +3,8 @@
 # MPI_File_* call of each rank with exact counts and bytes, in trace and
 # profile mode, nested over the POSIX calls it makes; the uprobe set
 # mpiio-uprobe for jobs without the wrapper; both chosen, each call once;
-# a full ring counts what it drops.
+# a full ring counts what it drops; Fortran programs, with Open MPI and
+# MPICH.
 . "$(dirname "$0")/lib.sh"
 : "${DC_PMPI:?set by ctest}"
 N=3
@@ -94,6 +95,37 @@ assert_contains "$TMP/both.err" "probe set 'mpiio-uprobe': 13 functions recorded
 assert_eq "$(field function observed name MPI_File_write_at)" "wrapper" "MPI_File_write_at once in the table, by the wrapper"
 assert_eq "$(calls mpiio MPI_File_write_at "^$TMP/calls/calls\\.dat\$")" "$((2 * N)) $((2 * N * 4096)) $((2 * N * 4096))" "each call recorded once"
 
+# --- Fortran: Open MPI's bindings call PMPI_File_* and PMPI_Wait ---
+# What mpi_io_fortran makes on each rank.
+expected_f() { # RANK
+	cat <<-END
+	MPI_File_close 1 0 0
+	MPI_File_delete $(($1 == 0)) 0 0
+	MPI_File_iwrite_at 1 4096 4096
+	MPI_File_open 1 0 0
+	MPI_File_read_at $N $((N * 4096)) $((N * 4096))
+	MPI_File_seek 1 0 0
+	MPI_File_sync 1 0 0
+	MPI_File_write_all 1 4096 4096
+	MPI_File_write_at $N $((N * 4096)) $((N * 4096))
+	END
+}
+fortran_ranks() { # WHAT
+	for r in 0 1; do
+		pid=$(pid_of_rank $r)
+		[ -n "$pid" ] || fail "$1: rank $r did not register"
+		assert_eq "$(traced "$pid" | tr '\n' ';')" "$(expected_f $r | grep -v ' 0 0 0$' | tr '\n' ';')" \
+			"$1: rank $r, every MPI-IO call once, count, bytes asked and moved"
+	done
+	assert_eq "$(calls mpiio MPI_File_write_at "^$TMP/f/fortran\\.dat\$" | cut -d' ' -f1)" "$((2 * N))" \
+		"$1: the path from MPI_File_open"
+}
+mkdir -p "$TMP/f"
+mpi fortran posix,mpiio -- "$DC_WORKLOADS/mpi_io_fortran" "$TMP/f" "$N"
+fortran_ranks "Fortran (Open MPI)"
+mpi fortranboth posix,mpiio,mpiio-uprobe -- "$DC_WORKLOADS/mpi_io_fortran" "$TMP/f" "$N"
+fortran_ranks "Fortran (Open MPI), both sets"
+
 # --- a ring too small: what does not fit is counted, the rest recorded ---
 M=400
 DC_RING_SLOTS=64 mpi small posix,mpiio -- "$DC_WORKLOADS/mpi_io_calls" "$TMP/calls" "$M"
@@ -128,3 +160,6 @@ mpich mpichprof posix,mpiio --mode profile
 for r in 0 1; do
 	assert_eq "$(counted "$(pid_of_rank $r)" | tr '\n' ';')" "$(expected $r | grep -v ' 0 0 0$' | awk '{ print $1, $2, $4 }' | tr '\n' ';')" "MPICH profile: rank $r totals"
 done
+trace mpichf -p posix,mpiio -- mpiexec.mpich -launcher fork -n 2 -genv LD_PRELOAD "$DC_PMPI_MPICH" \
+	"$DC_WORKLOADS/mpi_io_fortran_mpich" "$TMP/f" "$N"
+fortran_ranks "Fortran (MPICH)"
