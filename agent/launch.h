@@ -10,6 +10,9 @@ struct dc_child {
 	pid_t pid;
 	int gate_fd; /* write end: one byte lets the child exec */
 	int err_fd;  /* read end: the child's errno if exec fails, EOF if it ran */
+	/* The other ends, open in the child until its exec closes them: the
+	 * agent's descriptors, never the command's. */
+	int child_fds[2];
 };
 
 /* Forks a child that waits at the gate, then execs argv[0] from PATH. */

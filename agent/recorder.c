@@ -337,7 +337,7 @@ void dc_recorder_handle(struct dc_recorder *r, void *data, size_t len)
 }
 
 /* Files already open when tracing starts (stdin/out/err, inherited fds). */
-static void take_open_fds(struct dc_recorder *r, __u32 pid)
+static void take_open_fds(struct dc_recorder *r, __u32 pid, const int *skip, int nskip)
 {
 	char dir[64], link[PATH_MAX + 64], target[PATH_MAX];
 	struct dirent *de;
@@ -349,9 +349,14 @@ static void take_open_fds(struct dc_recorder *r, __u32 pid)
 	while ((de = readdir(d))) {
 		char *end;
 		long fd = strtol(de->d_name, &end, 10);
+		bool agents = false;
 		ssize_t n;
 
 		if (*end || de->d_name[0] == '.')
+			continue;
+		for (int i = 0; i < nskip; i++)
+			agents |= skip[i] == fd;
+		if (agents)
 			continue;
 		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
 		n = readlink(link, target, sizeof(target) - 1);
@@ -394,12 +399,12 @@ static __u32 read_ppid(__u32 pid)
 	return ppid;
 }
 
-int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts)
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts, const int *skip, int nskip)
 {
 	struct dc_proc p = { .ts = ts, .pid = pid, .ppid = read_ppid(pid), .kind = DC_PROC_START };
 
 	read_comm(pid, p.comm);
-	take_open_fds(r, pid);
+	take_open_fds(r, pid, skip, nskip);
 	return dc_writer_proc(r->w, &p);
 }
 

@@ -26,8 +26,9 @@ __u64 dc_recorder_msg_time(const void *data, size_t len);
 /* A call from elsewhere than the ring buffer (a rank's MPI-IO ring), in
  * the same form; m is the caller's to change. */
 int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m);
-/* A process traced from the start (the command, --pid): its open files too. */
-int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
+/* A process traced from the start (the command, --pid): its open files too,
+ * but for the nskip fds in skip (the agent's own, in its command's child). */
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts, const int *skip, int nskip);
 struct dc_ctl_msg;
 /* A rank registered or finalized through the control socket. */
 int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts);
