@@ -8,10 +8,10 @@
  *
  * X(name, shape): shapes (arguments in HDF5's order):
  *   FILE_NEW  path, ...              -> hid_t   H5Fcreate, H5Fopen
- *   OBJ_NEW   loc_id, name, ...      -> hid_t   H5Dcreate2, H5Gopen1 (named FILE:OBJECT)
+ *   OBJ_NEW   loc_id, name, ...      -> hid_t   H5Dcreate2, H5Gopen1, H5Oopen (named FILE:OBJECT)
  *   ATTR_NEW  loc_id, name, ...      -> hid_t   H5Acreate2 (named by its name)
- *   CLOSE     id                     -> herr_t  H5Fclose, H5Dclose
- *   FLUSH     id, scope              -> herr_t  H5Fflush
+ *   CLOSE     id                     -> herr_t  H5Fclose, H5Dclose, H5Oclose
+ *   FLUSH     id[, scope]            -> herr_t  H5Fflush, H5Dflush
  *   IO        dset, mem_type, mem_space, file_space, dxpl, buf -> herr_t
  *             (bytes: the selection's elements x the memory type's size)
  */
@@ -36,7 +36,10 @@
 	X(H5Gopen1, OBJ_NEW)                                                                       \
 	X(H5Gclose, CLOSE)                                                                         \
 	X(H5Acreate2, ATTR_NEW)                                                                    \
-	X(H5Acreate1, ATTR_NEW)
+	X(H5Acreate1, ATTR_NEW)                                                                    \
+	X(H5Oopen, OBJ_NEW)                                                                        \
+	X(H5Oclose, CLOSE)                                                                         \
+	X(H5Dflush, FLUSH)
 
 #define DC_HDF5_SHAPE_FILE_NEW 32
 #define DC_HDF5_SHAPE_OBJ_NEW 33

@@ -32,7 +32,7 @@
 #include "dc_event.h"
 
 #define DC_RING_MAGIC 0x474e5244u /* "DRNG" */
-#define DC_RING_VERSION 2 /* 2: HDF5 calls, a parent handle, a 64-bit ret */
+#define DC_RING_VERSION 3 /* 2: HDF5 calls, a parent handle, a 64-bit ret; 3: H5Oopen, H5Oclose, H5Dflush */
 /* The header's room: slots start on the page after it. */
 #define DC_RING_HEAD_SIZE 4096
 #define DC_RING_SLOTS_DEFAULT (1u << 15) /* 2.5 MiB of records */

@@ -180,6 +180,8 @@ WRAP_NEW(H5Gcreate2, (hid_t loc, const char *name, hid_t lcpl, hid_t gcpl, hid_t
 WRAP_NEW(H5Gcreate1, (hid_t loc, const char *name, size_t size_hint), (loc, name, size_hint), loc, name)
 WRAP_NEW(H5Gopen2, (hid_t loc, const char *name, hid_t gapl), (loc, name, gapl), loc, name)
 WRAP_NEW(H5Gopen1, (hid_t loc, const char *name), (loc, name), loc, name)
+/* A dataset or group opened as an object (h5py opens datasets so). */
+WRAP_NEW(H5Oopen, (hid_t loc, const char *name, hid_t lapl), (loc, name, lapl), loc, name)
 /* An attribute keeps its own name, as the uprobe sets name it. */
 WRAP_NEW(H5Acreate2, (hid_t loc, const char *name, hid_t type, hid_t space, hid_t acpl, hid_t aapl),
 	 (loc, name, type, space, acpl, aapl), 0, name)
@@ -200,7 +202,9 @@ WRAP_NEW(H5Acreate1, (hid_t loc, const char *name, hid_t type, hid_t space, hid_
 WRAP_ON(H5Fclose, (hid_t id), (id), id)
 WRAP_ON(H5Dclose, (hid_t id), (id), id)
 WRAP_ON(H5Gclose, (hid_t id), (id), id)
+WRAP_ON(H5Oclose, (hid_t id), (id), id)
 WRAP_ON(H5Fflush, (hid_t id, H5F_scope_t scope), (id, scope), id)
+WRAP_ON(H5Dflush, (hid_t id), (id), id)
 
 #define WRAP_IO(name, buf_type)                                                                    \
 	herr_t name(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, buf_type buf) \

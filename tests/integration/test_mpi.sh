@@ -112,6 +112,19 @@ nested=$(spans | awk '
 	END { print inside + 0, outside + 0 }')
 assert_eq "$nested" "4 0" "the wrapper's H5Dclose holds the data's pwrite on its thread (inside, outside)"
 
+# --- a dataset opened as an object (H5Oopen, as h5py opens them), read,
+# flushed and closed: named FILE:/data, by the uprobe set and the wrapper ---
+mkdir -p "$TMP/h5o"
+for set in hdf5 hdf5-wrapper; do
+	mpi "mpihdf5o-$set" "posix,$set" "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5o" 4096 oopen
+	o="^$TMP/h5o/rank_[0-3]\\.h5:/data\$"
+	for fn in H5Oopen H5Dread H5Dflush H5Oclose; do
+		assert_eq "$(calls hdf5 $fn "$o" | cut -d' ' -f1)" "4" "$set: $fn per rank, named FILE:/data"
+	done
+done
+# The wrapper's H5Dread on the H5Oopen'd dataset: its 4096 doubles.
+assert_eq "$(calls hdf5 H5Dread "$o")" "4 131072 131072" "hdf5-wrapper: H5Dread's bytes from the dataspaces"
+
 # Profile mode: each rank's totals per HDF5 call, from its ring's counters.
 mkdir -p "$TMP/h5p"
 trace mpihdf5p -m profile -p posix,hdf5-wrapper -- mpirun --allow-run-as-root --oversubscribe -np 4 \
