@@ -114,8 +114,15 @@ assert_eq "$nested" "4 0" "the wrapper's H5Dclose holds the data's pwrite on its
 
 # --- a dataset opened as an object (H5Oopen, as h5py opens them), read,
 # flushed and closed: named FILE:/data, by the uprobe set and the wrapper ---
+# Two MPI jobs more: not in the emulated test guests, where each takes a
+# minute and the mechanisms are those the sections above use.
 mkdir -p "$TMP/h5o"
-for set in hdf5 hdf5-wrapper; do
+sets="hdf5 hdf5-wrapper"
+if [ -n "${DC_EMULATED_GUEST:-}" ]; then
+	sets=""
+	echo "ok: H5Oopen left to the host (an emulated guest)"
+fi
+for set in $sets; do
 	mpi "mpihdf5o-$set" "posix,$set" "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5o" 4096 oopen
 	o="^$TMP/h5o/rank_[0-3]\\.h5:/data\$"
 	for fn in H5Oopen H5Dread H5Dflush H5Oclose; do
@@ -123,7 +130,8 @@ for set in hdf5 hdf5-wrapper; do
 	done
 done
 # The wrapper's H5Dread on the H5Oopen'd dataset: its 4096 doubles.
-assert_eq "$(calls hdf5 H5Dread "$o")" "4 131072 131072" "hdf5-wrapper: H5Dread's bytes from the dataspaces"
+[ -n "${DC_EMULATED_GUEST:-}" ] ||
+	assert_eq "$(calls hdf5 H5Dread "$o")" "4 131072 131072" "hdf5-wrapper: H5Dread's bytes from the dataspaces"
 
 # Profile mode: each rank's totals per HDF5 call, from its ring's counters.
 mkdir -p "$TMP/h5p"
