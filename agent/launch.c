@@ -6,14 +6,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void run_child(char **argv, int gate, int report)
+static void run_child(char **argv, int gate, int *exec_errno)
 {
 	sigset_t none;
 	char go;
-	int e;
 
 	/* The agent handles (or ignores) these; the command gets the defaults. */
 	signal(SIGINT, SIG_DFL);
@@ -26,9 +26,9 @@ static void run_child(char **argv, int gate, int report)
 	/* The gate is close-on-exec: a close here, traced already, would be
 	 * charged to the command as its first call. */
 	execvp(argv[0], argv);
-	e = errno;
-	if (write(report, &e, sizeof(e)) < 0)
-		_exit(127);
+	/* Said through memory, not a write: the child is traced by now, and
+	 * a call of the agent's own would be charged to the command. */
+	__atomic_store_n(exec_errno, errno, __ATOMIC_RELEASE);
 	_exit(127);
 }
 
@@ -36,6 +36,12 @@ int dc_launch(char **argv, struct dc_child *c, char *err, size_t errlen)
 {
 	int gate[2], report[2];
 
+	c->exec_errno = mmap(NULL, sizeof(*c->exec_errno), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c->exec_errno == MAP_FAILED) {
+		c->exec_errno = NULL;
+		snprintf(err, errlen, "mmap: %s", strerror(errno));
+		return -1;
+	}
 	if (pipe2(gate, O_CLOEXEC) || pipe2(report, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -48,7 +54,7 @@ int dc_launch(char **argv, struct dc_child *c, char *err, size_t errlen)
 	if (c->pid == 0) {
 		close(gate[1]);
 		close(report[0]);
-		run_child(argv, gate[0], report[1]);
+		run_child(argv, gate[0], c->exec_errno);
 	}
 	close(gate[0]);
 	close(report[1]);
@@ -62,6 +68,7 @@ int dc_launch(char **argv, struct dc_child *c, char *err, size_t errlen)
 int dc_launch_release(struct dc_child *c, const char *name, char *err, size_t errlen)
 {
 	int child_errno;
+	char b;
 	ssize_t n;
 
 	n = write(c->gate_fd, "g", 1);
@@ -71,13 +78,19 @@ int dc_launch_release(struct dc_child *c, const char *name, char *err, size_t er
 		snprintf(err, errlen, "cannot start %s: %s", name, strerror(errno));
 		return -1;
 	}
-	n = read(c->err_fd, &child_errno, sizeof(child_errno));
+	/* End of file once the child has exec'd (the report end is
+	 * close-on-exec) or given up (its errno in the shared page). */
+	while ((n = read(c->err_fd, &b, 1)) < 0 && errno == EINTR)
+		;
 	close(c->err_fd);
 	c->err_fd = -1;
-	if (n == sizeof(child_errno)) {
+	child_errno = __atomic_load_n(c->exec_errno, __ATOMIC_ACQUIRE);
+	munmap(c->exec_errno, sizeof(*c->exec_errno));
+	c->exec_errno = NULL;
+	/* The child exits 127, as a shell's does: its exit is the trace's. */
+	if (child_errno) {
 		snprintf(err, errlen, "cannot run '%s': %s", name, strerror(child_errno));
-		waitpid(c->pid, NULL, 0);
-		return -1;
+		return 1;
 	}
 	return 0;
 }
@@ -90,6 +103,9 @@ void dc_launch_abort(struct dc_child *c)
 		close(c->gate_fd); /* the child reads EOF and exits */
 	if (c->err_fd >= 0)
 		close(c->err_fd);
+	if (c->exec_errno)
+		munmap(c->exec_errno, sizeof(*c->exec_errno));
+	c->exec_errno = NULL;
 	waitpid(c->pid, NULL, 0);
 	c->pid = 0;
 }

@@ -207,6 +207,7 @@ static int track_named(struct agent *a, pid_t pid)
 int agent_start_targets(struct agent *a)
 {
 	char err[512];
+	int rc;
 
 	for (int i = 0; i < a->opt.npids; i++)
 		if (track_named(a, a->opt.pids[i]))
@@ -215,11 +216,15 @@ int agent_start_targets(struct agent *a)
 		return 0;
 	if (track_child(a, a->child.pid))
 		return -1;
-	if (dc_launch_release(&a->child, a->opt.command[0], err, sizeof(err))) {
+	rc = dc_launch_release(&a->child, a->opt.command[0], err, sizeof(err));
+	if (rc < 0) {
 		a->child.pid = 0;
 		die_msg("%s", err);
 		return -1;
 	}
+	/* Traced to its end, 127 as a shell's, and the agent's exit status too. */
+	if (rc > 0)
+		die_msg("%s", err);
 	watch_child(a);
 	return 0;
 }

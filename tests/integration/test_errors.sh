@@ -21,6 +21,11 @@ printf 'mode: trace\nbogus: 1\n' >"$TMP/agent.yaml"
 expect_fail "bad agent config" "$TMP/agent.yaml:2: unknown setting 'bogus'" "$DC_AGENT" -c "$TMP/agent.yaml" -- true
 
 expect_fail "command not found" "cannot run 'no-such-command-dc'" "$DC_AGENT" -o "$TMP/o" -j nf -- no-such-command-dc
+rc=0
+"$DC_AGENT" -o "$TMP/o" -j nf2 -- no-such-command-dc 2>/dev/null || rc=$?
+assert_eq "$rc" "127" "a command that cannot be executed: 127, as a shell says"
+"$DC_DUMP" "$(ls "$TMP/o/nf2"/*.dcnode)" >"$TMP/nf2.dump"
+assert_eq "$(grep -c '^process .* kind=exit .* exit=127 ' "$TMP/nf2.dump")" "1" "and its exit record in the node file"
 
 # A set naming a missing library: warned about, the others still trace.
 printf 'set: ghost\nlibrary: libghost.so.3\nfunctions: [ghost_read]\n' >"$TMP/ghost.yaml"
