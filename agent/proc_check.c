@@ -27,15 +27,23 @@ int dc_pid_open(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-int dc_peer_pidfd(int sock, pid_t pid)
+/* The socket's peer as a pidfd, or -1 with errno. */
+static int peer_pidfd(int sock)
 {
 	int fd = -1;
 	socklen_t len = sizeof(fd);
 
+	return getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0 && fd >= 0 ? fd : -1;
+}
+
+int dc_peer_pidfd(int sock, pid_t pid)
+{
+	int fd;
+
 	/* A test build can take SO_PEERPIDFD away (DC_TEST_FEATURES_OFF=peer_pidfd). */
 	if (dc_test_feature_off("peer_pidfd"))
 		return dc_pid_open(pid);
-	if (getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0 && fd >= 0)
+	if ((fd = peer_pidfd(sock)) >= 0)
 		return fd;
 	/* The kernel has it, and the process that connected is gone. */
 	if (errno != ENOPROTOOPT) {
@@ -47,18 +55,16 @@ int dc_peer_pidfd(int sock, pid_t pid)
 
 bool dc_peer_pidfd_works(void)
 {
-	int p[2], fd = -1;
-	socklen_t len = sizeof(fd);
-	bool works;
+	int p[2], fd;
 
 	if (dc_test_feature_off("peer_pidfd") || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p))
 		return false;
-	works = getsockopt(p[0], SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0 && fd >= 0;
+	fd = peer_pidfd(p[0]);
 	if (fd >= 0)
 		close(fd);
 	close(p[0]);
 	close(p[1]);
-	return works;
+	return fd >= 0;
 }
 
 bool dc_pidfd_running(int pidfd)

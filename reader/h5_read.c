@@ -84,8 +84,8 @@ int dc_h5_read_blocks(hid_t f, const char *name, hid_t t, size_t row_size, hsize
 	}
 	fsp = H5Dget_space(d);
 	/* Selected below as one dimension: a table of any other shape is not ours. */
-	n = H5Sget_simple_extent_ndims(fsp) == 1 ? H5Sget_simple_extent_npoints(fsp) : 0;
 	rc = H5Sget_simple_extent_ndims(fsp) == 1 ? 0 : -1;
+	n = rc ? 0 : H5Sget_simple_extent_npoints(fsp);
 	for (start = 0; !rc && start < n; start += count) {
 		hid_t msp;
 
