@@ -119,6 +119,7 @@ static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
 	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out", [DC_SLOT_PARENT] = "parent",
+	[DC_SLOT_DIRFD] = "dirfd",
 };
 
 static const char *const ret_kinds[] = {

@@ -58,8 +58,6 @@ int dc_launch(char **argv, struct dc_child *c, char *err, size_t errlen)
 	}
 	close(gate[0]);
 	close(report[1]);
-	c->child_fds[0] = gate[0];
-	c->child_fds[1] = report[1];
 	c->gate_fd = gate[1];
 	c->err_fd = report[0];
 	return 0;

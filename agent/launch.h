@@ -11,9 +11,6 @@ struct dc_child {
 	int gate_fd; /* write end: one byte lets the child exec */
 	int err_fd;  /* read end: end of file once the child has exec'd or given up */
 	int *exec_errno; /* shared with the child: its exec's errno, 0 if it ran */
-	/* The other ends, open in the child until its exec closes them: the
-	 * agent's descriptors, never the command's. */
-	int child_fds[2];
 };
 
 /* Forks a child that waits at the gate, then execs argv[0] from PATH. */

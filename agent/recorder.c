@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "recorder.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +10,10 @@
 #include "control_proto.h"
 #include "hashtab.h"
 #include "nodefile.h"
+#include "path_join.h"
 
-/* Key spaces of the files table: fds and stream handles of a pid. */
-#define FD_KEY(pid) ((uint64_t)(pid))
+/* The key space of the handles table: a pid's stream and library handles. */
 #define HANDLE_KEY(pid) ((uint64_t)(pid) | (1ull << 32))
-/* How far up the fork tree an inherited fd is looked for. */
-#define MAX_ANCESTORS 8
 #define MAX_PENDING_EXITS 4096
 /* In a files entry: a call named it; a close has come since. */
 #define KNOWN (1ull << 32)
@@ -24,24 +21,30 @@
 #define PATH_OF(v) ((__u32)(v))
 
 /*
- * What each fd and handle names. Events arrive as calls end, inner calls
- * first: the close system call before the libc close around it, which must
- * still name the file. So a close does not forget the name; it records when
- * it began, and the name stays good for calls that began before it. A call
- * that names the fd or handle again (open, fopen) starts a new name.
- * A files entry says whether a call named it (KNOWN) and whether a close
- * came since (CLOSED): most calls are on an fd no one has closed, and cost
- * that one lookup.
+ * A call on a descriptor names its file as the kernel knows it: the BPF
+ * side sends the struct file the descriptor named, with its absolute path
+ * the first time (kfiles keeps it). Handles (a FILE *, an MPI_File, an
+ * HDF5 id) are the library's, and named here from the call that made
+ * them. Events arrive as calls end, inner calls first: the fclose system
+ * call's close before the fclose around it, which must still name the
+ * stream. So a close does not forget the name; it records when it began,
+ * and the name stays good for calls that began before it. A call that
+ * names the handle again (fopen) starts a new name. A files entry says
+ * whether a call named it (KNOWN) and whether a close came since (CLOSED):
+ * most calls are on a handle no one has closed, and cost that one lookup.
  */
 struct dc_recorder {
 	struct dc_writer *w;
-	struct dc_hashtab *files;     /* (pid key, fd or handle) -> path string id (0 for none) | KNOWN | CLOSED */
+	/* (struct file, 0) -> the path string id its path was sent as. Files
+	 * come and go at addresses the kernel reuses: the table holds at most
+	 * one entry per address that ever held a traced file. */
+	struct dc_hashtab *kfiles;
+	struct dc_hashtab *files;     /* (pid key, handle) -> path string id (0 for none) | KNOWN | CLOSED */
 	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
 	struct dc_hashtab *closed_at; /* ... -> start of its first close since */
 	/* A handle made inside another (an HDF5 dataset in a file or group):
 	 * (pid key, handle) -> its file's path id << 32 | its path inside it. */
 	struct dc_hashtab *inside;
-	struct dc_hashtab *parents; /* (pid, 0) -> ppid */
 	struct dc_hashtab *ranks;   /* (pid, 0) -> its DC_CTL_REGISTER message's rank, world, finalized */
 	__u32 pending[MAX_PENDING_EXITS];
 	size_t npending;
@@ -58,13 +61,13 @@ struct dc_recorder *dc_recorder_new(struct dc_writer *w)
 	if (!r)
 		return NULL;
 	r->w = w;
+	r->kfiles = dc_hashtab_new(4096);
 	r->files = dc_hashtab_new(4096);
 	r->named_at = dc_hashtab_new(4096);
 	r->closed_at = dc_hashtab_new(1024);
 	r->inside = dc_hashtab_new(256);
-	r->parents = dc_hashtab_new(256);
 	r->ranks = dc_hashtab_new(64);
-	if (!r->files || !r->named_at || !r->closed_at || !r->inside || !r->parents || !r->ranks) {
+	if (!r->kfiles || !r->files || !r->named_at || !r->closed_at || !r->inside || !r->ranks) {
 		dc_recorder_free(r);
 		return NULL;
 	}
@@ -75,11 +78,11 @@ void dc_recorder_free(struct dc_recorder *r)
 {
 	if (!r)
 		return;
+	dc_hashtab_free(r->kfiles);
 	dc_hashtab_free(r->files);
 	dc_hashtab_free(r->named_at);
 	dc_hashtab_free(r->closed_at);
 	dc_hashtab_free(r->inside);
-	dc_hashtab_free(r->parents);
 	dc_hashtab_free(r->ranks);
 	free(r);
 }
@@ -118,23 +121,6 @@ static int name_of(const struct dc_recorder *r, uint64_t key, uint64_t what, __u
 		return 1;
 	}
 	return (v & KNOWN) != 0;
-}
-
-/* fds survive fork and exec: a child finds what its ancestors opened, unless
- * it closed the fd itself. */
-static __u32 lookup_fd(const struct dc_recorder *r, __u32 pid, __s32 fd, __u64 ts)
-{
-	uint64_t id, ppid;
-
-	for (int i = 0; i < MAX_ANCESTORS; i++) {
-		if (i == 0 ? name_of(r, FD_KEY(pid), (uint32_t)fd, ts, &id)
-			   : dc_hashtab_get(r->files, FD_KEY(pid), (uint32_t)fd, &id) && (id & KNOWN))
-			return PATH_OF(id);
-		if (!dc_hashtab_get(r->parents, pid, 0, &ppid))
-			break;
-		pid = ppid;
-	}
-	return 0;
 }
 
 /*
@@ -179,52 +165,104 @@ static __u32 name_inside(struct dc_recorder *r, __u32 pid, __u64 parent, __u64 h
 	return dc_writer_string(r->w, full);
 }
 
+/* The passed name made absolute against the folder the kernel named;
+ * the name as given where there is none or it does not fit. */
+static __u32 absolute_name(struct dc_recorder *r, const char *name, const char *dir)
+{
+	char full[DC_PATH_MAX];
+
+	if (name[0] != '/' && dir && dc_path_join(dir, name, full, sizeof(full)) == 0)
+		return dc_writer_string(r->w, full);
+	return dc_writer_string(r->w, name);
+}
+
+/* The path of the kernel's file a descriptor named: the one an open or a
+ * DC_MSG_FILE gave last; 0 where the kernel had none to give. */
+static __u32 kernel_file(struct dc_recorder *r, __u64 file)
+{
+	uint64_t id = 0;
+
+	dc_hashtab_get(r->kfiles, file, 0, &id);
+	return id;
+}
+
+/* What the kernel names a file now (0: nothing), for the calls on it. */
+static void name_kernel_file(struct dc_recorder *r, __u64 file, const char *kpath)
+{
+	__u32 id = kpath ? dc_writer_string(r->w, kpath) : 0;
+
+	if (id)
+		dc_hashtab_put(r->kfiles, file, 0, id);
+	else
+		dc_hashtab_del(r->kfiles, file, 0);
+}
+
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 {
 	struct dc_event *e = &m->ev;
-	bool has_fd = e->flags & DC_EV_FD && e->fd >= 0, has_handle = e->flags & DC_EV_HANDLE && m->handle;
+	bool has_handle = e->flags & DC_EV_HANDLE && m->handle;
+	const char *name = NULL, *kpath = NULL;
 	uint64_t id;
 
+	e->path = 0;
 	if (m->path_len) {
 		m->path[m->path_len - 1] = 0;
+		name = m->path;
+	}
+	if (m->kpath_len) {
+		m->path[m->path_len + m->kpath_len - 1] = 0;
+		kpath = m->path + m->path_len;
+	}
+	/* A new descriptor (an open) comes with its file's path, or none. */
+	if (m->file && (e->flags & DC_EV_PATHARG) && (e->flags & DC_EV_FD) && e->ret == e->fd)
+		name_kernel_file(r, m->file, kpath);
+	if (m->file)
+		e->path = kernel_file(r, m->file);
+	if (!e->path && name) {
 		if (m->parent && has_handle && (e->flags & DC_EV_NEW_HANDLE))
-			e->path = name_inside(r, e->pid, m->parent, m->handle, m->path);
+			e->path = name_inside(r, e->pid, m->parent, m->handle, name);
 		if (!e->path)
-			e->path = dc_writer_string(r->w, m->path);
-	} else if (has_handle && name_of(r, HANDLE_KEY(e->pid), m->handle, e->ts, &id)) {
+			e->path = absolute_name(r, name, m->file ? NULL : kpath);
+	} else if (!e->path && has_handle && name_of(r, HANDLE_KEY(e->pid), m->handle, e->ts, &id)) {
 		e->path = id;
 	}
-	if (!e->path && has_fd)
-		e->path = lookup_fd(r, e->pid, e->fd, e->ts);
-	/* An open-like call that succeeded names what its fd/handle now is;
-	 * a new handle of no known path (fdopen of a pipe) names nothing. */
-	if (has_fd && (e->flags & DC_EV_PATHARG) && e->ret == e->fd && e->path)
-		name_it(r, FD_KEY(e->pid), (uint32_t)e->fd, e->path, e->ts);
+	/* A new handle of no known path (fdopen of a pipe) names nothing. */
 	if (has_handle && (e->flags & DC_EV_NEW_HANDLE))
 		name_it(r, HANDLE_KEY(e->pid), m->handle, e->path, e->ts);
-	if (e->flags & DC_EV_CLOSES) {
-		if (has_fd)
-			close_it(r, FD_KEY(e->pid), (uint32_t)e->fd, e->ts);
-		if (has_handle)
-			close_it(r, HANDLE_KEY(e->pid), m->handle, e->ts);
+	if (has_handle && (e->flags & DC_EV_CLOSES))
+		close_it(r, HANDLE_KEY(e->pid), m->handle, e->ts);
+}
+
+static int handle_file(struct dc_recorder *r, const struct dc_msg_file *msg, size_t len)
+{
+	char path[DC_PATH_MAX];
+
+	if (len < DC_MSG_FILE_BASE || msg->path_len > DC_PATH_MAX || len < DC_MSG_FILE_BASE + msg->path_len)
+		return 0;
+	if (msg->path_len) {
+		memcpy(path, msg->path, msg->path_len);
+		path[msg->path_len - 1] = 0;
 	}
+	name_kernel_file(r, msg->file, msg->path_len ? path : NULL);
+	return 0;
 }
 
 static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, size_t len)
 {
 	struct dc_msg_call m;
 
-	if (len < DC_MSG_CALL_BASE || msg->path_len > DC_PATH_MAX || len < DC_MSG_CALL_SIZE(msg->path_len))
+	if (len < DC_MSG_CALL_BASE || msg->path_len > DC_PATH_MAX || msg->kpath_len > DC_PATH_MAX ||
+	    len < DC_MSG_CALL_SIZE(msg->path_len, msg->kpath_len))
 		return 0;
 	/* The ring buffer is mapped read-only: work on a copy. */
-	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg->path_len));
+	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg->path_len, msg->kpath_len));
 	resolve_path(r, &m);
 	return dc_writer_event(r->w, &m.ev);
 }
 
 int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m)
 {
-	if (m->path_len > DC_PATH_MAX)
+	if (m->path_len > DC_PATH_MAX || m->kpath_len > DC_PATH_MAX)
 		return 0;
 	resolve_path(r, m);
 	return dc_writer_event(r->w, &m->ev);
@@ -256,14 +294,10 @@ static void note_rank_exit(struct dc_recorder *r, const struct dc_proc *p)
 static void note_exit(struct dc_recorder *r, const struct dc_proc *p)
 {
 	note_rank_exit(r, p);
-	for (int i = 0; i < 2; i++) {
-		uint64_t key = i ? HANDLE_KEY(p->pid) : FD_KEY(p->pid);
-
-		dc_hashtab_del_k1(r->files, key);
-		dc_hashtab_del_k1(r->named_at, key);
-		dc_hashtab_del_k1(r->closed_at, key);
-		dc_hashtab_del_k1(r->inside, key);
-	}
+	dc_hashtab_del_k1(r->files, HANDLE_KEY(p->pid));
+	dc_hashtab_del_k1(r->named_at, HANDLE_KEY(p->pid));
+	dc_hashtab_del_k1(r->closed_at, HANDLE_KEY(p->pid));
+	dc_hashtab_del_k1(r->inside, HANDLE_KEY(p->pid));
 	if (r->npending < MAX_PENDING_EXITS)
 		r->pending[r->npending++] = p->pid;
 }
@@ -294,8 +328,6 @@ static int handle_proc(struct dc_recorder *r, const struct dc_msg_proc *m, size_
 		note_env_unread(r, p);
 		return 0;
 	}
-	if (p->kind == DC_PROC_FORK)
-		dc_hashtab_put(r->parents, p->pid, 0, p->ppid);
 	/* One that left the job is, to the trace, one that ended. */
 	if (p->kind == DC_PROC_EXIT || p->kind == DC_PROC_LEFT)
 		note_exit(r, p);
@@ -318,6 +350,8 @@ __u64 dc_recorder_msg_time(const void *data, size_t len)
 		return c->ev.ts + c->ev.dur;
 	if (type == DC_MSG_PROC && len >= sizeof(*p))
 		return p->proc.ts;
+	if (type == DC_MSG_FILE && len >= DC_MSG_FILE_BASE)
+		return ((const struct dc_msg_file *)data)->ts;
 	return 0;
 }
 
@@ -334,38 +368,8 @@ void dc_recorder_handle(struct dc_recorder *r, void *data, size_t len)
 		handle_call(r, data, len);
 	else if (type == DC_MSG_PROC)
 		handle_proc(r, data, len);
-}
-
-/* Files already open when tracing starts (stdin/out/err, inherited fds). */
-static void take_open_fds(struct dc_recorder *r, __u32 pid, const int *skip, int nskip)
-{
-	char dir[64], link[PATH_MAX + 64], target[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
-	if (!(d = opendir(dir)))
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		long fd = strtol(de->d_name, &end, 10);
-		bool agents = false;
-		ssize_t n;
-
-		if (*end || de->d_name[0] == '.')
-			continue;
-		for (int i = 0; i < nskip; i++)
-			agents |= skip[i] == fd;
-		if (agents)
-			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = 0;
-		dc_hashtab_put(r->files, FD_KEY(pid), (uint32_t)fd, dc_writer_string(r->w, target) | KNOWN);
-	}
-	closedir(d);
+	else if (type == DC_MSG_FILE)
+		handle_file(r, data, len);
 }
 
 static void read_comm(__u32 pid, char *comm)
@@ -399,12 +403,11 @@ static __u32 read_ppid(__u32 pid)
 	return ppid;
 }
 
-int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts, const int *skip, int nskip)
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts)
 {
 	struct dc_proc p = { .ts = ts, .pid = pid, .ppid = read_ppid(pid), .kind = DC_PROC_START };
 
 	read_comm(pid, p.comm);
-	take_open_fds(r, pid, skip, nskip);
 	return dc_writer_proc(r->w, &p);
 }
 

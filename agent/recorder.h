@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Turns ring buffer messages into node file records: interns paths, carries
- * the path of an open fd or stream to the later calls that use it, and keeps
- * the process table.
+ * Turns ring buffer messages into node file records: interns paths, keeps
+ * the path of each file the kernel named and of each stream or library
+ * handle for the later calls on it, and keeps the process table.
  */
 #ifndef DC_RECORDER_H
 #define DC_RECORDER_H
@@ -26,9 +26,9 @@ __u64 dc_recorder_msg_time(const void *data, size_t len);
 /* A call from elsewhere than the ring buffer (a rank's MPI-IO ring), in
  * the same form; m is the caller's to change. */
 int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m);
-/* A process traced from the start (the command, --pid): its open files too,
- * but for the nskip fds in skip (the agent's own, in its command's child). */
-int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts, const int *skip, int nskip);
+/* A process traced from the start (the command, --pid). Its files open
+ * before then are named by the kernel at their first call. */
+int dc_recorder_start_process(struct dc_recorder *r, __u32 pid, __u64 ts);
 struct dc_ctl_msg;
 /* A rank registered or finalized through the control socket. */
 int dc_recorder_rank(struct dc_recorder *r, const struct dc_ctl_msg *m, __u64 ts);

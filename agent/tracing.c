@@ -38,7 +38,7 @@ static int track_child(struct agent *a, pid_t pid)
 		die_msg("cannot track pid %d: %s", pid, strerror(errno));
 		return -1;
 	}
-	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC), a->child.child_fds, 2);
+	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC));
 }
 
 /* Any other process: tied to it by its pidfd (taken over), 0 or an errno. */
@@ -54,7 +54,7 @@ static int track_process(struct agent *a, int pidfd, pid_t pid, char *why, size_
 		snprintf(why, len, "cannot track pid %d: %s", (int)pid, strerror(err));
 	if (err)
 		return err;
-	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC), NULL, 0) ? EIO : 0;
+	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC)) ? EIO : 0;
 }
 
 static bool is_tracked(struct agent *a, __u32 pid)

@@ -58,6 +58,9 @@ int BPF_KPROBE(dc_call_entry)
 	f->args[5] = PT_REGS_PARM6(ctx);
 	if (f->cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
+	f->file = 0;
+	if (dc_mode == DC_MODE_TRACE && dc_slot(f->cookie, DC_SLOT_FD))
+		f->file = dc_file_tell(dc_fd_file((int)dc_arg(f->cookie, f->args, DC_SLOT_FD)));
 	f->ts = dc_now();
 	return 0;
 }
@@ -85,7 +88,7 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 		return 0;
 	if (cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, cookie) - f->args[DC_FRAME_NESTED];
-	dc_finish(id, cookie, f->ts, f->args, ret, d, 0);
+	dc_finish(id, cookie, f->ts, f->args, ret, d, 0, f->file);
 	return 0;
 }
 

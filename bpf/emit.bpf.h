@@ -7,6 +7,7 @@
 #ifndef DC_EMIT_BPF_H
 #define DC_EMIT_BPF_H
 
+#include "files.bpf.h"
 #include "thread.bpf.h"
 
 static __always_inline __u32 dc_slot(__u64 cookie, int slot)
@@ -97,7 +98,9 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 
 	m->type = DC_MSG_CALL;
 	m->path_len = 0;
+	m->kpath_len = 0;
 	m->handle = 0;
+	m->file = 0;
 	m->ev.ts = ts;
 	m->ev.dur = now - ts;
 	m->ev.pid = id >> 32;
@@ -158,15 +161,71 @@ static __always_inline __u64 dc_wakeup(void *ring, __u64 size)
 }
 
 /*
+ * Tells the agent the path of the file a call's descriptor names, at the
+ * call's entry, unless it has it: the first call on a file opened some
+ * other way than by a traced open (dup, fork, a descriptor passed over a
+ * socket, one open before tracing), or after its entry went from
+ * dc_named_files. Returns file.
+ */
+static __always_inline __u64 dc_file_tell(__u64 file)
+{
+	struct dc_msg_file *m;
+	__u32 zero = 0, size;
+	__u64 inode;
+	void *ring;
+
+	if (!file || dc_file_named(file, &inode))
+		return file;
+	m = bpf_map_lookup_elem(&dc_file_scratch, &zero);
+	ring = dc_ring();
+	if (!m || !ring)
+		return file;
+	m->type = DC_MSG_FILE;
+	m->file = file;
+	m->ts = dc_now();
+	m->path_len = dc_file_path_write(file, m->path);
+	size = DC_MSG_FILE_BASE + m->path_len;
+	if (size > sizeof(*m))
+		return file;
+	if (bpf_ringbuf_output(ring, m, size, dc_wakeup(ring, size))) {
+		dc_count(DC_STAT_LOST);
+		return file;
+	}
+	dc_file_note(file, inode);
+	return file;
+}
+
+/* The path of a new descriptor's file, or of the folder a relative name is
+ * in, written after the name the call was given (m->path_len bytes). */
+static __always_inline void dc_kernel_name(struct dc_msg_call *m, __u64 cookie, const __u64 *args, bool opened)
+{
+	__u32 n = m->path_len;
+
+	if (n > DC_PATH_MAX)
+		return;
+	if (opened) {
+		m->kpath_len = dc_file_path_write(m->file, m->path + n);
+		/* The agent keeps it whatever came: none resets the file's. */
+		dc_file_note(m->file, dc_file_inode(m->file));
+	} else if (n > 1 && m->path[0] != '/') {
+		m->kpath_len = dc_dir_path_write(dc_slot(cookie, DC_SLOT_DIRFD), dc_arg(cookie, args, DC_SLOT_DIRFD),
+						 m->path + n);
+	}
+}
+
+/*
  * Reports one finished call of the thread id (tgid << 32 | tid, from
- * dc_task_id); path-taking calls carry the path string.
+ * dc_task_id); path-taking calls carry the path string. file: the struct
+ * file its descriptor named at entry (0 for none); a call that returns a
+ * new descriptor names the file behind it here.
  */
 static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __u64 *args, long ret, __u32 depth,
-				      __u8 flags)
+				      __u8 flags, __u64 file)
 {
 	__u64 now = dc_now();
 	__u32 rk = dc_retkind(cookie);
 	struct dc_msg_call *m;
+	bool opened = false;
 	__u64 req, moved;
 	void *ring;
 
@@ -179,10 +238,14 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		dc_profile_add(id >> 32, cookie, now - ts, moved);
 		return;
 	}
+	if (!file && rk == DC_RET_FD && ret >= 0) {
+		file = dc_fd_file(ret);
+		opened = file != 0;
+	}
 #ifdef DC_BENCH_WITHOUT_RING
 	/* A benchmark build: the record made in this CPU's scratch and
 	 * dropped, so that only its transport is left out of the cost. */
-	if (!dc_slot(cookie, DC_SLOT_PATH)) {
+	if (!dc_slot(cookie, DC_SLOT_PATH) && !opened) {
 		__u32 zero = 0;
 
 		m = bpf_map_lookup_elem(&dc_path_scratch, &zero);
@@ -196,7 +259,8 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	if (!dc_slot(cookie, DC_SLOT_PATH)) {
+	/* Most calls: no name given, and no new descriptor. */
+	if (!dc_slot(cookie, DC_SLOT_PATH) && !opened) {
 		__u64 wake = dc_wakeup(ring, DC_MSG_CALL_BASE);
 
 		m = bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0);
@@ -205,24 +269,38 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 			return;
 		}
 		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
+		m->file = file;
 		bpf_ringbuf_submit(m, wake);
 		return;
 	}
 	{
-		__u32 zero = 0;
-		long n;
+		__u32 zero = 0, size;
+		long n = 0;
 
 		m = bpf_map_lookup_elem(&dc_path_scratch, &zero);
 		if (!m)
 			return;
-		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags | DC_EV_PATHARG);
-		n = bpf_probe_read_user_str(m->path, DC_PATH_MAX, (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
-		if (n < 0)
-			n = 0;
-		if (n > DC_PATH_MAX)
-			n = DC_PATH_MAX;
+		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
+		m->file = file;
+		if (dc_slot(cookie, DC_SLOT_PATH)) {
+			m->ev.flags |= DC_EV_PATHARG;
+			n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
+						    (const void *)dc_arg(cookie, args, DC_SLOT_PATH));
+			if (n < 0)
+				n = 0;
+			if (n > DC_PATH_MAX)
+				n = DC_PATH_MAX;
+		}
 		m->path_len = n;
-		if (bpf_ringbuf_output(ring, m, DC_MSG_CALL_BASE + n, dc_wakeup(ring, DC_MSG_CALL_BASE + n)))
+		/* An empty name with a dirfd (fstatat's AT_EMPTY_PATH) is the
+		 * dirfd's own file. */
+		if (n <= 1 && !file && dc_slot(cookie, DC_SLOT_DIRFD))
+			m->file = dc_file_tell(dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_DIRFD)));
+		dc_kernel_name(m, cookie, args, opened);
+		size = DC_MSG_CALL_BASE + m->path_len + m->kpath_len;
+		if (size > sizeof(*m))
+			return;
+		if (bpf_ringbuf_output(ring, m, size, dc_wakeup(ring, size)))
 			dc_count(DC_STAT_LOST);
 	}
 }

@@ -21,10 +21,12 @@
  * empty slot: a masked index, no branch, bounded for every verifier. */
 #define DC_FRAME_ARGS 8
 
-/* One user-level call open on a thread. */
+/* One user-level call open on a thread. file: the struct file its
+ * descriptor named at entry (files.bpf.h), 0 for none. */
 struct dc_frame {
 	__u64 ts;
 	__u64 cookie;
+	__u64 file;
 	__u64 args[DC_FRAME_ARGS];
 };
 
@@ -44,6 +46,7 @@ struct dc_stack {
 struct dc_sysframe {
 	__u64 ts;
 	__u64 cookie;
+	__u64 file;
 	__u64 args[DC_FRAME_ARGS];
 	__u64 moved[2];
 };

@@ -36,6 +36,7 @@ enum dc_slot {
 	DC_SLOT_DTYPE,  /* MPI datatype: DC_SLOT_BYTES counts items of its size */
 	DC_SLOT_HANDLE_OUT, /* where the call stores a new handle (MPI_File *) */
 	DC_SLOT_PARENT, /* the handle a new one is made or opened in (H5Dcreate's loc_id) */
+	DC_SLOT_DIRFD,  /* the folder a relative path is in (openat's dirfd; AT_FDCWD) */
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -207,21 +208,45 @@ struct dc_counter {
 enum dc_msg_type {
 	DC_MSG_CALL = 1,
 	DC_MSG_PROC,
+	DC_MSG_FILE,
 };
 
 /* A call as the BPF side reports it; the ring buffer carries only the
- * bytes of path[] filled (DC_MSG_CALL_SIZE(path_len)). Not the on-disk
- * record: the agent turns it into a struct dc_event and a string id. */
+ * bytes of path[] filled (DC_MSG_CALL_SIZE). Not the on-disk record: the
+ * agent turns it into a struct dc_event and a string id.
+ *
+ * path[] holds the name the call was given (path_len bytes, with its NUL),
+ * then the kernel's own name (kpath_len bytes, with its NUL): with a new
+ * descriptor (an open), its file's absolute path; else, with a relative
+ * name, the absolute path of the folder the name is in. Other calls on a
+ * descriptor carry only its file, named by an open or a DC_MSG_FILE. */
 struct dc_msg_call {
 	__u32 type;
-	__u32 path_len; /* bytes of path[] filled, with the NUL; 0 for none */
+	__u16 path_len;
+	__u16 kpath_len;
 	__u64 handle;
 	__u64 parent; /* DC_SLOT_PARENT's handle, 0 for none */
+	/* The kernel's struct file the call's descriptor named, as a key the
+	 * agent keeps names by (never written out); 0 for none. */
+	__u64 file;
 	struct dc_event ev;
+	char path[2 * DC_PATH_MAX];
+};
+#define DC_MSG_CALL_BASE (sizeof(struct dc_msg_call) - 2 * DC_PATH_MAX)
+#define DC_MSG_CALL_SIZE(path_len, kpath_len) (DC_MSG_CALL_BASE + (path_len) + (kpath_len))
+
+/* The absolute path of a file the agent has no path of, told at the entry
+ * of the first call on it (while the file surely lives: a close may let it
+ * go before its return). path_len 0: the kernel gave none (too deep), and
+ * the file is named by nothing. */
+struct dc_msg_file {
+	__u32 type;
+	__u32 path_len; /* bytes of path[], with the NUL */
+	__u64 file;
+	__u64 ts;
 	char path[DC_PATH_MAX];
 };
-#define DC_MSG_CALL_BASE (sizeof(struct dc_msg_call) - DC_PATH_MAX)
-#define DC_MSG_CALL_SIZE(path_len) (DC_MSG_CALL_BASE + (path_len))
+#define DC_MSG_FILE_BASE (sizeof(struct dc_msg_file) - DC_PATH_MAX)
 
 struct dc_msg_proc {
 	__u32 type;

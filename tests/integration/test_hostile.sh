@@ -158,8 +158,8 @@ for n in names:
 PY
 trace names -p posix -- python3 "$TMP/names.py" "$TMP/n" "$long"
 "$DC_MERGE" names -i "$TMP/out/names" -o "$TMP/names.json" -q
-"$DC_SUMMARY" names -i "$TMP/out/names" --format json --top 100 >"$TMP/names-sum.json"
-"$DC_SUMMARY" names -i "$TMP/out/names" --top 100 >"$TMP/names-sum.txt"
+"$DC_SUMMARY" names -i "$TMP/out/names" --format json --top 100000 >"$TMP/names-sum.json"
+"$DC_SUMMARY" names -i "$TMP/out/names" --top 100000 >"$TMP/names-sum.txt"
 python3 - "$TMP/n" "$long" "$TMP/names.json" "$TMP/names-sum.json" <<'PY' || fail "names in the JSON outputs"
 import json, sys
 d, long = sys.argv[1].encode(), sys.argv[2].encode()

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Relative names made absolute against their folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "path_join.h"
+
+static void joins_to(const char *dir, const char *name, const char *want)
+{
+	char out[64];
+
+	assert_int_equal(dc_path_join(dir, name, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+}
+
+static void test_plain(void **state)
+{
+	joins_to("/home/u/run", "out.dat", "/home/u/run/out.dat");
+	joins_to("/", "out.dat", "/out.dat");
+	joins_to("/home/u", "a/b/c", "/home/u/a/b/c");
+}
+
+static void test_dots(void **state)
+{
+	joins_to("/home/u/run", "./out.dat", "/home/u/run/out.dat");
+	joins_to("/home/u/run", "../in/x", "/home/u/in/x");
+	joins_to("/home/u/run", "../../../../x", "/x");
+	joins_to("/home/u/run", "a/./b/../c", "/home/u/run/a/c");
+	joins_to("/home/u/run", ".", "/home/u/run");
+	joins_to("/home/u/run", "..", "/home/u");
+	joins_to("/", "..", "/");
+	joins_to("/a", "...", "/a/...");
+	joins_to("/a", "..b", "/a/..b");
+}
+
+static void test_slashes(void **state)
+{
+	joins_to("/home//u/", "a//b/", "/home/u/a/b");
+	joins_to("/home/u", "/abs/../x", "/x");
+	joins_to("/home/u", "", "/home/u");
+}
+
+static void test_refused(void **state)
+{
+	char out[16];
+
+	assert_int_equal(dc_path_join("rel", "x", out, sizeof(out)), -1);
+	assert_int_equal(dc_path_join("/home/user", "longer-than-room", out, sizeof(out)), -1);
+	assert_int_equal(dc_path_join("/", "x", out, 1), -1);
+	/* Fifteen bytes and the NUL fit; sixteen do not. */
+	assert_int_equal(dc_path_join("/abc", "defghijklm", out, sizeof(out)), 0);
+	assert_string_equal(out, "/abc/defghijklm");
+	assert_int_equal(dc_path_join("/abc", "defghijklmn", out, sizeof(out)), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_dots),
+		cmocka_unit_test(test_slashes),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
