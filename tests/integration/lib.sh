@@ -118,8 +118,17 @@ write_only_set() {
 }
 
 # Entries of one of our BPF maps, by name (one agent running).
+# map_entries NAME PID: entries of the map NAME that process PID holds
+# (another agent on the node has maps of the same name).
 map_entries() {
-	bpftool -j map dump name "$1" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+	local id
+	for id in $(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$2"/fdinfo/* 2>/dev/null | sort -u); do
+		if bpftool -j map show id "$id" | grep -q "\"name\":\"$1\""; then
+			bpftool -j map dump id "$id" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
+			return
+		fi
+	done
+	fail "process $2 holds no map $1"
 }
 
 # Waits (at most 60 s) until no agent's detaching child is left: an agent's

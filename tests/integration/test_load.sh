@@ -39,7 +39,7 @@ mkdir -p "$TMP/c" "$TMP/f"
 DC_TEST_CHURN=1 "$DC_WORKLOADS/threads_churn" "$TMP/c" 50000
 DC_TEST_CHURN=1 "$DC_WORKLOADS/many_files" "$TMP/f" 20000
 sleep 0.3
-assert_eq "$(map_entries dc_tracked)" "0" "tracked processes left after they exited"
+assert_eq "$(map_entries dc_tracked "$agent")" "0" "tracked processes left after they exited"
 kill -TERM "$agent"
 wait "$agent"
 NODEFILE=$(ls "$TMP/out/churn"/*.dcnode)
