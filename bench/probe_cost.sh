@@ -12,6 +12,8 @@
 # read in the process (as Darshan times a call). Runs are
 # interleaved, ROUNDS times, and the medians compared, so that the ratios
 # come from one run on one (noisy) machine. Cost = ns per call above bare.
+# With DC_BENCH_BASELINE=OTHER_BUILD_DIR (another commit's build), its
+# dc-agent runs beside, interleaved: what a change costs a call.
 # Usage: probe_cost.sh BUILD_DIR [CALLS] [ROUNDS]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -63,11 +65,15 @@ run() { # TOOL: one run's median ns per call (for interleave)
 	trace_noclock) agent trace posix "$tmp/without-clock" ;;
 	profile_noclock) agent profile posix "$tmp/without-clock" ;;
 	trace_noring) agent trace posix "$tmp/without-ring" ;;
+	trace_base) agent trace posix "$DC_BENCH_BASELINE" ;;
+	trace_all_base) agent trace posix,stdio,syscalls "$DC_BENCH_BASELINE" ;;
 	esac
 }
 
+baseline=()
+[ -z "${DC_BENCH_BASELINE:-}" ] || baseline=(trace_base trace_all_base)
 interleave "$rounds" bare vdso floor classic sysfloor sysclock bpftrace trace_posix profile_posix trace_all profile_all \
-	trace_noclock profile_noclock trace_noring
+	trace_noclock profile_noclock trace_noring "${baseline[@]}"
 
 lost=$(lost_in "$tmp/agent.err")
 echo "1-byte write() to /dev/null, $calls calls x $rounds rounds, median ns per call"
@@ -117,4 +123,9 @@ echo "cost per call as a ratio to the system-call tracepoints that only read the
 echo "the agent's own work while tracing (medians): trace posix $(own "$tmp/own.trace.posix" "ns an event") ns of CPU" \
 	"an event, $(own "$tmp/own.trace.posix" "a second") wake-ups a second; trace posix+stdio+syscalls" \
 	"$(own "$tmp/own.trace.posix_stdio_syscalls" "ns an event") ns, $(own "$tmp/own.trace.posix_stdio_syscalls" "a second") a second"
+if [ -n "${DC_BENCH_BASELINE:-}" ]; then
+	echo "beside the baseline build ($DC_BENCH_BASELINE), median ns per call:" \
+		"trace posix ${med[trace_base]} (this build ${med[trace_posix]})," \
+		"trace posix+stdio+syscalls ${med[trace_all_base]} (this build ${med[trace_all]})"
+fi
 echo "lost events in all agent runs: $lost"
