@@ -58,9 +58,7 @@ int BPF_KPROBE(dc_call_entry)
 	f->args[5] = PT_REGS_PARM6(ctx);
 	if (f->cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
-	f->file = 0;
-	if (dc_mode == DC_MODE_TRACE && dc_slot(f->cookie, DC_SLOT_FD))
-		f->file = dc_file_tell(dc_fd_file((int)dc_arg(f->cookie, f->args, DC_SLOT_FD)));
+	f->file = dc_entry_file(f->cookie, f->args);
 	f->ts = dc_now();
 	return 0;
 }

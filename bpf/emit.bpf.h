@@ -195,6 +195,22 @@ static __always_inline __u64 dc_file_tell(__u64 file)
 	return file;
 }
 
+/* The file behind fd, its path told to the agent if it has none. */
+static __always_inline __u64 dc_fd_file_told(long fd)
+{
+	return dc_file_tell(dc_fd_file(fd));
+}
+
+/* The file a call's descriptor names, taken at the call's entry (a close
+ * has let go of it by its return); 0 for a call on no descriptor, and in
+ * PROFILE mode, which names nothing. */
+static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
+{
+	if (dc_mode != DC_MODE_TRACE || !dc_slot(cookie, DC_SLOT_FD))
+		return 0;
+	return dc_fd_file_told((int)dc_arg(cookie, args, DC_SLOT_FD));
+}
+
 /* The path of a new descriptor's file, or of the folder a relative name is
  * in, written after the name the call was given (m->path_len bytes). */
 static __always_inline void dc_kernel_name(struct dc_msg_call *m, __u64 cookie, const __u64 *args, bool opened)
@@ -295,7 +311,7 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		/* An empty name with a dirfd (fstatat's AT_EMPTY_PATH) is the
 		 * dirfd's own file. */
 		if (n <= 1 && !file && dc_slot(cookie, DC_SLOT_DIRFD))
-			m->file = dc_file_tell(dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_DIRFD)));
+			m->file = dc_fd_file_told((int)dc_arg(cookie, args, DC_SLOT_DIRFD));
 		dc_kernel_name(m, cookie, args, opened);
 		size = DC_MSG_CALL_BASE + m->path_len + m->kpath_len;
 		if (size > sizeof(*m))

@@ -48,10 +48,7 @@ static __always_inline int sys_enter(struct pt_regs *regs, long nr, bool typed)
 		f->args[4] = BPF_CORE_READ(regs, r8);
 		f->args[5] = BPF_CORE_READ(regs, r9);
 	}
-	/* Taken now: a close has let go of its file by its exit. */
-	f->file = 0;
-	if (dc_mode == DC_MODE_TRACE && dc_slot(f->cookie, DC_SLOT_FD))
-		f->file = dc_file_tell(dc_fd_file((int)dc_arg(f->cookie, f->args, DC_SLOT_FD)));
+	f->file = dc_entry_file(f->cookie, f->args);
 	f->ts = dc_now();
 	return 0;
 }
