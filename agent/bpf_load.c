@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "datacrumbs.skel.h"
@@ -113,6 +114,7 @@ static void choose_maps(struct datacrumbs_bpf *skel, const struct dc_features *f
 struct prog_level {
 	struct bpf_program *prog;
 	int level; /* enum dc_level, or -1: process life, needed by every level */
+	bool namer; /* walks file paths: TRACE mode only (bpf/namers.bpf.h) */
 };
 
 /* Every program and the level it serves; NULL ends the list. */
@@ -128,6 +130,10 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 		{ skel->progs.dc_call_exit, DC_LEVEL_USER },
 		{ tp_btf ? skel->progs.dc_sys_enter : skel->progs.dc_sys_enter_raw, DC_LEVEL_SYSCALLS },
 		{ tp_btf ? skel->progs.dc_sys_exit : skel->progs.dc_sys_exit_raw, DC_LEVEL_SYSCALLS },
+		{ skel->progs.dc_name_call_entry, DC_LEVEL_USER, true },
+		{ skel->progs.dc_name_call_exit, DC_LEVEL_USER, true },
+		{ tp_btf ? skel->progs.dc_name_sys_enter : skel->progs.dc_name_sys_enter_raw, DC_LEVEL_SYSCALLS, true },
+		{ tp_btf ? skel->progs.dc_name_sys_exit : skel->progs.dc_name_sys_exit_raw, DC_LEVEL_SYSCALLS, true },
 		{ skel->progs.dc_block_queue, DC_LEVEL_BLOCK },
 		{ skel->progs.dc_block_split, DC_LEVEL_BLOCK },
 		{ skel->progs.dc_block_issue, DC_LEVEL_BLOCK },
@@ -147,7 +153,7 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 /* Only the programs of the levels wanted are loaded; only process life
  * attaches with the skeleton, the rest as probe sets ask. */
 static int choose_programs(struct datacrumbs_bpf *skel, const struct dc_load_plan *plan,
-			   const struct dc_features *f)
+			   const struct dc_features *f, bool trace)
 {
 	struct prog_level pl[32];
 	size_t n = program_levels(skel, plan, f, pl);
@@ -158,13 +164,15 @@ static int choose_programs(struct datacrumbs_bpf *skel, const struct dc_load_pla
 		bpf_program__set_autoattach(prog, false);
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool on = pl[i].level < 0 || plan->want[pl[i].level];
+		bool on = (pl[i].level < 0 || plan->want[pl[i].level]) && (trace || !pl[i].namer);
 
 		bpf_program__set_autoload(pl[i].prog, on);
 		bpf_program__set_autoattach(pl[i].prog, pl[i].level < 0);
 	}
 	if (plan->want[DC_LEVEL_USER] && dc_user_mech(f) == DC_USER_MULTI &&
-	    (dc_uprobe_multi_prepare(skel->progs.dc_call_entry) || dc_uprobe_multi_prepare(skel->progs.dc_call_exit)))
+	    (dc_uprobe_multi_prepare(skel->progs.dc_call_entry) || dc_uprobe_multi_prepare(skel->progs.dc_call_exit) ||
+	     dc_uprobe_multi_prepare(skel->progs.dc_name_call_entry) ||
+	     dc_uprobe_multi_prepare(skel->progs.dc_name_call_exit)))
 		return -1;
 	if (plan->want[DC_LEVEL_KPROBES] && dc_kprobe_mech(f) == DC_KFUNC_MULTI &&
 	    (bpf_program__set_expected_attach_type(skel->progs.dc_kprobe_entry, BPF_TRACE_KPROBE_MULTI) ||
@@ -255,6 +263,31 @@ static void verifier_tail(const char *log, const char *prog, bool verbose, char 
 	}
 }
 
+/* Each loaded namer into its callers' program array; 0, or -errno. */
+static int fill_namers(struct datacrumbs_bpf *skel)
+{
+	const struct {
+		struct bpf_map *map;
+		__u32 slot;
+		struct bpf_program *prog;
+	} namers[] = {
+		{ skel->maps.dc_call_namers, DC_NAMER_ENTRY, skel->progs.dc_name_call_entry },
+		{ skel->maps.dc_call_namers, DC_NAMER_EXIT, skel->progs.dc_name_call_exit },
+		{ skel->maps.dc_sys_enter_namer, DC_NAMER_ENTRY, skel->progs.dc_name_sys_enter },
+		{ skel->maps.dc_sys_exit_namer, DC_NAMER_EXIT, skel->progs.dc_name_sys_exit },
+		{ skel->maps.dc_sys_raw_namers, DC_NAMER_ENTRY, skel->progs.dc_name_sys_enter_raw },
+		{ skel->maps.dc_sys_raw_namers, DC_NAMER_EXIT, skel->progs.dc_name_sys_exit_raw },
+	};
+
+	for (size_t i = 0; i < sizeof(namers) / sizeof(namers[0]); i++) {
+		int fd = bpf_program__fd(namers[i].prog);
+
+		if (fd >= 0 && bpf_map_update_elem(bpf_map__fd(namers[i].map), &namers[i].slot, &fd, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 static int level_of(struct datacrumbs_bpf *skel, const struct dc_load_plan *plan, const struct dc_features *f,
 		    struct bpf_program *prog)
 {
@@ -273,6 +306,7 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 	libbpf_print_fn_t old = libbpf_set_print(capture_print);
 	struct datacrumbs_bpf *skel = NULL;
 	bool rq_status;
+	int err;
 
 	load_log.text = malloc(LOG_MAX);
 	load_log.verbose = opt->verbose;
@@ -282,7 +316,7 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 	for (int attempt = 0; attempt <= DC_NR_LEVELS; attempt++) {
 		struct bpf_program *bad;
 		char why[256];
-		int err, level;
+		int level;
 
 		load_log.len = 0;
 		if (load_log.text)
@@ -310,7 +344,7 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		}
 		skel->rodata->dc_rq_passes_status = rq_status;
 		choose_maps(skel, f);
-		if (choose_programs(skel, plan, f)) {
+		if (choose_programs(skel, plan, f, opt->s.mode == DC_MODE_TRACE)) {
 			fprintf(stderr, "dc-agent: cannot set up the BPF programs: %s\n", strerror(errno));
 			goto fail;
 		}
@@ -352,6 +386,10 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		}
 		datacrumbs_bpf__destroy(skel);
 		skel = NULL;
+	}
+	if (skel && (err = fill_namers(skel))) {
+		fprintf(stderr, "dc-agent: cannot set up the programs that name files: %s\n", strerror(-err));
+		goto fail;
 	}
 	if (skel && datacrumbs_bpf__attach(skel)) {
 		/* Process life is needed in every mode: children join, exits free maps. */

@@ -10,7 +10,15 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "emit.bpf.h"
+#include "namers.bpf.h"
+
+/* The namers of user calls (namers.bpf.h): DC_NAMER_ENTRY, DC_NAMER_EXIT. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_call_namers SEC(".maps");
 
 /* libbpf 1.1 stops at the fifth argument; mmap's offset is the sixth. */
 #if !defined(PT_REGS_PARM6) && defined(__TARGET_ARCH_x86)
@@ -60,6 +68,8 @@ int BPF_KPROBE(dc_call_entry)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
 	f->file = dc_entry_file(f->cookie, f->args);
 	f->ts = dc_now();
+	if (dc_file_untold(f->file, &st->told))
+		dc_ask_namer(ctx, &dc_call_namers, DC_NAMER_ENTRY, DC_NAME_TELL, f->file, 0, d);
 	return 0;
 }
 
@@ -86,7 +96,37 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 		return 0;
 	if (cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, cookie) - f->args[DC_FRAME_NESTED];
-	dc_finish(id, cookie, f->ts, f->args, ret, d, 0, f->file);
+	dc_finish(ctx, &dc_call_namers, &st->told, id, cookie, f->ts, f->args, ret, d, 0, f->file);
+	return 0;
+}
+
+/* Tells the file of a call's descriptor; the call's clock starts again
+ * after it, so that the walk is not counted in the call's time. */
+SEC("uprobe")
+int BPF_KPROBE(dc_name_call_entry)
+{
+	struct dc_naming *nm = dc_naming_job();
+	struct task_struct *task;
+	struct dc_stack *st;
+	struct dc_frame *f;
+
+	if (!nm)
+		return 0;
+	dc_namer_entry(nm);
+	task = dc_task();
+	st = dc_thread_get(&dc_stacks, &dc_stacks_tid, task, dc_task_id(task), false);
+	if (!st || nm->depth >= DC_MAX_DEPTH)
+		return 0;
+	f = &st->frames[nm->depth & (DC_MAX_DEPTH - 1)];
+	if (f->file == nm->file)
+		f->ts = dc_now();
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dc_name_call_exit)
+{
+	dc_namer_exit();
 	return 0;
 }
 

@@ -160,45 +160,79 @@ static __always_inline __u64 dc_wakeup(void *ring, __u64 size)
 										     : BPF_RB_NO_WAKEUP;
 }
 
-/*
- * Tells the agent the path of the file a call's descriptor names, at the
- * call's entry, unless it has it: the first call on a file opened some
- * other way than by a traced open (dup, fork, a descriptor passed over a
- * socket, one open before tracing), or after its entry went from
- * dc_named_files. Returns file.
- */
-static __always_inline __u64 dc_file_tell(__u64 file)
+/* Sends a call made in this CPU's dc_path_scratch, with its names. */
+static __always_inline void dc_send_call(void *ring, struct dc_msg_call *m)
 {
-	struct dc_msg_file *m;
-	__u32 zero = 0, size;
-	__u64 inode;
-	void *ring;
+	__u32 size = DC_MSG_CALL_BASE + m->path_len + m->kpath_len;
 
-	if (!file || dc_file_named(file, &inode))
-		return file;
-	m = bpf_map_lookup_elem(&dc_file_scratch, &zero);
-	ring = dc_ring();
-	if (!m || !ring)
-		return file;
-	m->type = DC_MSG_FILE;
-	m->file = file;
-	m->ts = dc_now();
-	m->path_len = dc_file_path_write(file, m->path);
-	size = DC_MSG_FILE_BASE + m->path_len;
 	if (size > sizeof(*m))
-		return file;
-	if (bpf_ringbuf_output(ring, m, size, dc_wakeup(ring, size))) {
+		return;
+	if (bpf_ringbuf_output(ring, m, size, dc_wakeup(ring, size)))
 		dc_count(DC_STAT_LOST);
-		return file;
-	}
-	dc_file_note(file, inode);
-	return file;
 }
 
-/* The file behind fd, its path told to the agent if it has none. */
-static __always_inline __u64 dc_fd_file_told(long fd)
+/*
+ * A file's path is walked by a namer (namers.bpf.h), a program of the
+ * calling hook's kind that the calling program ends in with a tail call,
+ * so that the verifier checks the walk once per namer rather than in every
+ * program, and per-function copy, that takes a file. The job is left in
+ * this CPU's dc_naming_scratch just before the call.
+ */
+enum dc_name_job {
+	DC_NAME_TELL = 1, /* send file's path at a call's entry (DC_MSG_FILE) */
+	DC_NAME_OPENED,	  /* a new descriptor's file: its path after the call's name */
+	DC_NAME_FOLDER,	  /* the folder a relative name is in, after the name */
+};
+struct dc_naming {
+	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED */
+	__s64 dirfd; /* DC_NAME_FOLDER: the folder's descriptor, or DC_AT_FDCWD */
+	__u32 job;
+	__u32 depth; /* at a user call's entry: its frame on the thread's stack */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_naming);
+} dc_naming_scratch SEC(".maps") __weak;
+
+/* Hands a job to slot of namers; returns only if the tail call did not
+ * happen (the caller then goes on without the name). */
+static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __u32 job, __u64 file, long dirfd,
+					 __u32 depth)
 {
-	return dc_file_tell(dc_fd_file(fd));
+	struct dc_naming *nm;
+	__u32 zero = 0;
+
+	nm = bpf_map_lookup_elem(&dc_naming_scratch, &zero);
+	if (!nm)
+		return;
+	nm->job = job;
+	nm->file = file;
+	nm->dirfd = dirfd;
+	nm->depth = depth;
+	bpf_tail_call(ctx, namers, slot);
+}
+
+/* Whether the agent wants file's path told: the first call on a file
+ * opened some other way than by a traced open (dup, fork, a descriptor
+ * passed over a socket, one open before tracing), or after its entry went
+ * from dc_named_files. told: the thread's last file found told, kept. */
+static __always_inline bool dc_file_untold(__u64 file, struct dc_told *told)
+{
+	__u64 inode;
+
+	if (!file)
+		return false;
+	inode = dc_file_inode(file);
+	if (file == told->file && inode == told->inode)
+		return false;
+	if (!dc_file_known(file, inode))
+		return true;
+	told->file = file;
+	told->inode = inode;
+	return false;
 }
 
 /* The file a call's descriptor names, taken at the call's entry (a close
@@ -208,35 +242,20 @@ static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
 {
 	if (dc_mode != DC_MODE_TRACE || !dc_slot(cookie, DC_SLOT_FD))
 		return 0;
-	return dc_fd_file_told((int)dc_arg(cookie, args, DC_SLOT_FD));
-}
-
-/* The path of a new descriptor's file, or of the folder a relative name is
- * in, written after the name the call was given (m->path_len bytes). */
-static __always_inline void dc_kernel_name(struct dc_msg_call *m, __u64 cookie, const __u64 *args, bool opened)
-{
-	__u32 n = m->path_len;
-
-	if (n > DC_PATH_MAX)
-		return;
-	if (opened) {
-		m->kpath_len = dc_file_path_write(m->file, m->path + n);
-		/* The agent keeps it whatever came: none resets the file's. */
-		dc_file_note(m->file, dc_file_inode(m->file));
-	} else if (n > 1 && m->path[0] != '/') {
-		m->kpath_len = dc_dir_path_write(dc_slot(cookie, DC_SLOT_DIRFD), dc_arg(cookie, args, DC_SLOT_DIRFD),
-						 m->path + n);
-	}
+	return dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_FD));
 }
 
 /*
  * Reports one finished call of the thread id (tgid << 32 | tid, from
  * dc_task_id); path-taking calls carry the path string. file: the struct
  * file its descriptor named at entry (0 for none); a call that returns a
- * new descriptor names the file behind it here.
+ * new descriptor names the file behind it. namers: the hook's namers
+ * (NULL: none), whose exit slot sends a call that has a file or folder to
+ * name; ctx: the program's, for the tail call; told: the thread's
+ * (dc_file_untold).
  */
-static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __u64 *args, long ret, __u32 depth,
-				      __u8 flags, __u64 file)
+static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *told, __u64 id, __u64 cookie, __u64 ts, const __u64 *args,
+				      long ret, __u32 depth, __u8 flags, __u64 file)
 {
 	__u64 now = dc_now();
 	__u32 rk = dc_retkind(cookie);
@@ -290,7 +309,7 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 		return;
 	}
 	{
-		__u32 zero = 0, size;
+		__u32 zero = 0;
 		long n = 0;
 
 		m = bpf_map_lookup_elem(&dc_path_scratch, &zero);
@@ -308,16 +327,24 @@ static __always_inline void dc_finish(__u64 id, __u64 cookie, __u64 ts, const __
 				n = DC_PATH_MAX;
 		}
 		m->path_len = n;
-		/* An empty name with a dirfd (fstatat's AT_EMPTY_PATH) is the
-		 * dirfd's own file. */
-		if (n <= 1 && !file && dc_slot(cookie, DC_SLOT_DIRFD))
-			m->file = dc_fd_file_told((int)dc_arg(cookie, args, DC_SLOT_DIRFD));
-		dc_kernel_name(m, cookie, args, opened);
-		size = DC_MSG_CALL_BASE + m->path_len + m->kpath_len;
-		if (size > sizeof(*m))
-			return;
-		if (bpf_ringbuf_output(ring, m, size, dc_wakeup(ring, size)))
-			dc_count(DC_STAT_LOST);
+		if (namers) {
+			bool has_dirfd = dc_slot(cookie, DC_SLOT_DIRFD);
+			long dirfd = has_dirfd ? (int)dc_arg(cookie, args, DC_SLOT_DIRFD) : DC_AT_FDCWD;
+
+			/* An empty name with a dirfd (fstatat's AT_EMPTY_PATH) is
+			 * the dirfd's own file, told before the call. */
+			if (n <= 1 && !file && has_dirfd) {
+				m->file = dc_fd_file(dirfd);
+				if (told && dc_file_untold(m->file, told))
+					dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_TELL, m->file, 0, 0);
+			} else if (opened) {
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, 0, 0);
+			} else if (n > 1 && m->path[0] != '/') {
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_FOLDER, 0, dirfd, 0);
+			}
+		}
+		/* No namer, or it could not be reached: the name the call gave. */
+		dc_send_call(ring, m);
 	}
 }
 

@@ -98,14 +98,12 @@ static __always_inline __u64 dc_file_inode(__u64 file)
 	return (__u64)BPF_CORE_READ((struct file *)file, f_inode);
 }
 
-/* Whether the agent has file's path; *inode gets its inode. */
-static __always_inline bool dc_file_named(__u64 file, __u64 *inode)
+/* Whether the agent has the path of file, whose inode is inode. */
+static __always_inline bool dc_file_known(__u64 file, __u64 inode)
 {
-	__u64 *v;
+	__u64 *v = bpf_map_lookup_elem(&dc_named_files, &file);
 
-	*inode = dc_file_inode(file);
-	v = bpf_map_lookup_elem(&dc_named_files, &file);
-	return v && *v == *inode;
+	return v && *v == inode;
 }
 
 static __always_inline void dc_file_note(__u64 file, __u64 inode)
@@ -167,13 +165,16 @@ static __always_inline bool dc_pseudo_name(struct dc_kpath *b, struct dentry *de
 }
 
 /*
- * Writes the absolute path of (vfsmnt, dentry) at dst (room for a whole
- * path): each name from the dentry up, crossing from a mount's root to
- * where it is mounted, up to the task's root or its namespace's. Returns
- * its bytes with the NUL, 0 where it cannot be made whole (deeper than
- * DC_PATH_DEPTH, longer than a path, a dentry cut off from its tree).
+ * The absolute path of (vfsmnt, dentry), built backwards in this CPU's
+ * dc_kpath_scratch: each name from the dentry up, crossing from a mount's
+ * root to where it is mounted, up to the task's root or its namespace's.
+ * Returns where it starts there, or -1 where it cannot be made whole
+ * (deeper than DC_PATH_DEPTH, longer than a path, a dentry cut off from
+ * its tree). Only the namers walk (namers.bpf.h): the verifier checks each
+ * of the walk's turns, so it is checked once per namer, not in every
+ * program that takes a file.
  */
-static __always_inline __u32 dc_path_write(struct vfsmount *vfsmnt, struct dentry *dentry, char *dst)
+static __always_inline int dc_path_walk(struct vfsmount *vfsmnt, struct dentry *dentry)
 {
 	struct task_struct *t = (void *)bpf_get_current_task();
 	struct dentry *root_d = BPF_CORE_READ(t, fs, root.dentry);
@@ -181,17 +182,17 @@ static __always_inline __u32 dc_path_write(struct vfsmount *vfsmnt, struct dentr
 	struct mount *mnt = container_of(vfsmnt, struct mount, mnt);
 	struct dentry *mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
 	struct dc_kpath *b;
-	__u32 zero = 0, off, len;
 	bool whole = false;
+	__u32 zero = 0;
 
 	b = bpf_map_lookup_elem(&dc_kpath_scratch, &zero);
 	if (!b || !dentry)
-		return 0;
+		return -1;
 	b->b[DC_PATH_MAX - 1] = 0;
 	b->off = DC_PATH_MAX - 1;
 	if (BPF_CORE_READ(dentry, d_op, d_dname)) {
 		if (!dc_pseudo_name(b, dentry))
-			return 0;
+			return -1;
 		whole = true;
 	}
 	for (int i = 0; i < DC_PATH_DEPTH && !whole; i++) {
@@ -216,18 +217,28 @@ static __always_inline __u32 dc_path_write(struct vfsmount *vfsmnt, struct dentr
 		}
 		parent = BPF_CORE_READ(dentry, d_parent);
 		if (parent == dentry)
-			return 0; /* cut off from its tree */
+			return -1; /* cut off from its tree */
 		if (!dc_put(b, BPF_CORE_READ(dentry, d_name.name), BPF_CORE_READ(dentry, d_name.len)) ||
 		    !dc_put_char(b, '/'))
-			return 0;
+			return -1;
 		dentry = parent;
 	}
 	if (!whole)
-		return 0;
+		return -1;
 	if (b->off == DC_PATH_MAX - 1 && !dc_put_char(b, '/'))
-		return 0; /* the root itself */
-	off = b->off;
-	if (off >= DC_PATH_MAX)
+		return -1; /* the root itself */
+	return b->off < DC_PATH_MAX ? (int)b->off : -1;
+}
+
+/* Copies the path dc_path_walk left at off to dst (room for a whole path):
+ * its bytes with the NUL, 0 for none. */
+static __always_inline __u32 dc_path_copy(int off, char *dst)
+{
+	struct dc_kpath *b;
+	__u32 zero = 0, len;
+
+	b = bpf_map_lookup_elem(&dc_kpath_scratch, &zero);
+	if (!b || off < 0 || off >= DC_PATH_MAX)
 		return 0;
 	/* 1 to DC_PATH_MAX bytes, in a form the verifier bounds. */
 	len = DC_MASKED(DC_PATH_MAX - off - 1, DC_PATH_MAX - 1) + 1;
@@ -235,26 +246,28 @@ static __always_inline __u32 dc_path_write(struct vfsmount *vfsmnt, struct dentr
 	return len;
 }
 
-static __always_inline __u32 dc_file_path_write(__u64 file, char *dst)
+/* The path of file, or of the folder a relative name given with dirfd is
+ * in (dirfd's file, or the working directory for AT_FDCWD): its place in
+ * dc_kpath_scratch, as dc_path_walk returns it. */
+static __always_inline int dc_file_walk(__u64 file, bool folder, long dirfd)
 {
-	struct file *f = (struct file *)file;
+	struct vfsmount *mnt;
+	struct dentry *dentry;
 
-	return dc_path_write(BPF_CORE_READ(f, f_path.mnt), BPF_CORE_READ(f, f_path.dentry), dst);
-}
+	if (folder && (int)dirfd == DC_AT_FDCWD) {
+		struct task_struct *t = (void *)bpf_get_current_task();
 
-/* The folder a relative name given with dirfd is in: dirfd's file, or the
- * working directory for AT_FDCWD (or no dirfd). */
-static __always_inline __u32 dc_dir_path_write(bool has_dirfd, long dirfd, char *dst)
-{
-	struct task_struct *t;
-	__u64 file;
+		mnt = BPF_CORE_READ(t, fs, pwd.mnt);
+		dentry = BPF_CORE_READ(t, fs, pwd.dentry);
+	} else {
+		struct file *f = (struct file *)(folder ? dc_fd_file((int)dirfd) : file);
 
-	if (has_dirfd && (int)dirfd != DC_AT_FDCWD) {
-		file = dc_fd_file((int)dirfd);
-		return file ? dc_file_path_write(file, dst) : 0;
+		if (!f)
+			return -1;
+		mnt = BPF_CORE_READ(f, f_path.mnt);
+		dentry = BPF_CORE_READ(f, f_path.dentry);
 	}
-	t = (void *)bpf_get_current_task();
-	return dc_path_write(BPF_CORE_READ(t, fs, pwd.mnt), BPF_CORE_READ(t, fs, pwd.dentry), dst);
+	return dc_path_walk(mnt, dentry);
 }
 
 #endif /* DC_FILES_BPF_H */

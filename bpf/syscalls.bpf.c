@@ -14,10 +14,34 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "emit.bpf.h"
+#include "namers.bpf.h"
+
+/* The namers of system calls (namers.bpf.h), in arrays of the callers'
+ * kind: tp_btf programs of sys_enter and of sys_exit each take only their
+ * own tracepoint's, raw tracepoints any. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_sys_enter_namer SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_sys_exit_namer SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} dc_sys_raw_namers SEC(".maps");
 
 /* typed: regs is a BTF pointer the program may load from directly. */
-static __always_inline int sys_enter(struct pt_regs *regs, long nr, bool typed)
+static __always_inline int sys_enter(void *ctx, struct pt_regs *regs, long nr, bool typed)
 {
 	struct task_struct *task;
 	struct dc_sysframe *f;
@@ -50,11 +74,14 @@ static __always_inline int sys_enter(struct pt_regs *regs, long nr, bool typed)
 	}
 	f->file = dc_entry_file(f->cookie, f->args);
 	f->ts = dc_now();
+	if (dc_file_untold(f->file, &f->told))
+		dc_ask_namer(ctx, typed ? (void *)&dc_sys_enter_namer : (void *)&dc_sys_raw_namers, DC_NAMER_ENTRY,
+			     DC_NAME_TELL, f->file, 0, 0);
 	return 0;
 }
 
 /* Only a traced call left a frame: no tracking lookup for anyone else. */
-static __always_inline int sys_exit(long ret)
+static __always_inline int sys_exit(void *ctx, long ret, bool typed)
 {
 	struct task_struct *task = dc_task();
 	__u64 id = dc_task_id(task);
@@ -72,32 +99,77 @@ static __always_inline int sys_exit(long ret)
 		else if (f->cookie & DC_COOKIE_READS)
 			f->moved[0] += ret;
 	}
-	dc_finish(id, f->cookie & ~DC_COOKIE_ON, ts, f->args, ret, 0, DC_EV_SYSCALL, f->file);
+	dc_finish(ctx, typed ? (void *)&dc_sys_exit_namer : (void *)&dc_sys_raw_namers, &f->told, id, f->cookie & ~DC_COOKIE_ON,
+		  ts, f->args, ret, 0, DC_EV_SYSCALL, f->file);
 	return 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long nr)
 {
-	return sys_enter(regs, nr, true);
+	return sys_enter(ctx, regs, nr, true);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
-	return sys_exit(ret);
+	return sys_exit(ctx, ret, true);
 }
 
 SEC("raw_tp/sys_enter")
 int dc_sys_enter_raw(struct bpf_raw_tracepoint_args *ctx)
 {
-	return sys_enter((struct pt_regs *)ctx->args[0], ctx->args[1], false);
+	return sys_enter(ctx, (struct pt_regs *)ctx->args[0], ctx->args[1], false);
 }
 
 SEC("raw_tp/sys_exit")
 int dc_sys_exit_raw(struct bpf_raw_tracepoint_args *ctx)
 {
-	return sys_exit(ctx->args[1]);
+	return sys_exit(ctx, ctx->args[1], false);
+}
+
+/* Tells the file of a call's descriptor; the call's clock starts again
+ * after it, so that the walk is not counted in the call's time. */
+static __always_inline int name_sys_entry(void)
+{
+	struct dc_naming *nm = dc_naming_job();
+	struct task_struct *task;
+	struct dc_sysframe *f;
+
+	if (!nm)
+		return 0;
+	dc_namer_entry(nm);
+	task = dc_task();
+	f = dc_thread_get(&dc_sysframes, &dc_sysframes_tid, task, dc_task_id(task), false);
+	if (f && f->ts && f->file == nm->file)
+		f->ts = dc_now();
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(dc_name_sys_enter)
+{
+	return name_sys_entry();
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(dc_name_sys_exit)
+{
+	dc_namer_exit();
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int dc_name_sys_enter_raw(void *ctx)
+{
+	return name_sys_entry();
+}
+
+SEC("raw_tp/sys_exit")
+int dc_name_sys_exit_raw(void *ctx)
+{
+	dc_namer_exit();
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

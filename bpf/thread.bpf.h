@@ -21,6 +21,15 @@
  * empty slot: a masked index, no branch, bounded for every verifier. */
 #define DC_FRAME_ARGS 8
 
+/* The file a thread's last call on a descriptor was found on, with its
+ * inode then, already told to the agent (emit.bpf.h: dc_file_untold):
+ * most calls are on the file the call before was, and this spares them
+ * the lookup in dc_named_files. */
+struct dc_told {
+	__u64 file;
+	__u64 inode;
+};
+
 /* One user-level call open on a thread. file: the struct file its
  * descriptor named at entry (files.bpf.h), 0 for none. */
 struct dc_frame {
@@ -33,6 +42,7 @@ struct dc_frame {
 struct dc_stack {
 	__u32 depth;
 	__u32 pad;
+	struct dc_told told;
 	struct dc_frame frames[DC_MAX_DEPTH];
 };
 
@@ -49,6 +59,7 @@ struct dc_sysframe {
 	__u64 file;
 	__u64 args[DC_FRAME_ARGS];
 	__u64 moved[2];
+	struct dc_told told;
 };
 
 /* A kernel function open on a thread (a kernel: probe set). */

@@ -248,6 +248,11 @@ struct dc_msg_file {
 };
 #define DC_MSG_FILE_BASE (sizeof(struct dc_msg_file) - DC_PATH_MAX)
 
+/* The slots of a hook's program array of namers, the programs that walk a
+ * file's path (bpf/namers.bpf.h), which the agent fills after the load. */
+#define DC_NAMER_ENTRY 0
+#define DC_NAMER_EXIT 1
+
 struct dc_msg_proc {
 	__u32 type;
 	__u32 slurm_task; /* DC_PROC_START by --match-env: SLURM_PROCID + 1, 0 if none */
