@@ -4,26 +4,33 @@
  * dc-summary's read and write figures, the io column of a merged HDF5
  * file's /functions, which the Python package reads (python/datacrumbs),
  * and the agent's DC_COOKIE_READS and DC_COOKIE_WRITES bits.
- * "read" anywhere in the name but readdir and readlink reads; "write"
- * writes; case is ignored (H5Dwrite, MPI_File_read_at, fwrite, pread64).
+ * "read" anywhere in the name but readdir, readlink and readahead reads;
+ * "write" writes; case is ignored (H5Dwrite, MPI_File_read_at, fwrite,
+ * pread64). The calls that move data from one descriptor to another are
+ * recorded on the one the data goes to, and so write.
  */
 #ifndef DC_IO_KIND_H
 #define DC_IO_KIND_H
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 enum dc_io_kind { DC_IO_NONE, DC_IO_READ, DC_IO_WRITE };
 
 static inline enum dc_io_kind dc_io_kind(const char *name)
 {
+	static const char *const movers[] = { "copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee" };
 	char low[128];
 	size_t i;
 
 	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
 		low[i] = (char)tolower((unsigned char)name[i]);
 	low[i] = 0;
-	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink"))
+	for (i = 0; i < sizeof(movers) / sizeof(movers[0]); i++)
+		if (strcasecmp(name, movers[i]) == 0)
+			return DC_IO_WRITE;
+	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink") && !strstr(low, "readahead"))
 		return DC_IO_READ;
 	if (strstr(low, "write"))
 		return DC_IO_WRITE;

@@ -26,10 +26,12 @@ def _lines(path):
 
 
 def _io_kind(name):
-    """collector/io_kind.h's rule, which an HDF5 file carries as its io
+    """common/io_kind.h's rule, which an HDF5 file carries as its io
     column and a pfw file cannot (integration.python checks they agree)."""
     low = name.lower()
-    if "read" in low and "readdir" not in low and "readlink" not in low:
+    if low in ("copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee"):
+        return "write"
+    if "read" in low and "readdir" not in low and "readlink" not in low and "readahead" not in low:
         return "read"
     return "write" if "write" in low else ""
 

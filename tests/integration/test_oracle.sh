@@ -4,14 +4,16 @@
 # kernel's path of every descriptor and dirfd. Real programs that reach
 # their files through dup2 (dd of=), shell redirections (exec 1>, a closed
 # number taken again, a subshell's inherited fd), relative names after cd,
-# tar's folders, a dirfd and os.dup (python3), and sqlite3's journal: every
+# tar's folders, a dirfd and os.dup (python3), sqlite3's journal, the
+# metadata calls of coreutils and python3, and data moved by cp
+# (copy_file_range), shutil.copyfile (sendfile) and os.splice: every
 # read, write, open, close, stat and the rest of the syscalls set on a file
 # of the run's folder or a pipe is in the trace once, on the same thread,
 # with the same absolute path and result, and the trace has none that
 # strace did not see.
 . "$(dirname "$0")/lib.sh"
 
-for tool in strace sqlite3 tar dd /usr/bin/python3; do
+for tool in strace sqlite3 tar dd fallocate flock /usr/bin/python3; do
 	command -v "$tool" >/dev/null || fail "$tool is needed (scripts/install-deps.sh installs it)"
 done
 W="$TMP/w"
@@ -39,6 +41,39 @@ os.close(g)
 PY
 sqlite3 db.sqlite 'create table t(a); insert into t values(1); insert into t values(2);'
 sqlite3 db.sqlite 'select count(*) from t;' >/dev/null
+# Metadata calls, and data moved from one descriptor to another.
+mkdir gone && rmdir gone
+ln out.bin hard.bin && ln -s out.bin soft.bin && readlink soft.bin >/dev/null
+chmod 600 b.txt && touch -c b.txt && truncate -s 10 b.txt && fallocate -l 8192 fal.bin
+stat -f . >/dev/null && flock b.txt true && test -r b.txt
+cp out.bin cp.bin && mv cp.bin moved.bin
+/usr/bin/python3 - <<'PY'
+import os, shutil
+shutil.copyfile("out.bin", "sendfile.bin")
+src = os.open("out.bin", os.O_RDONLY)
+dst = os.open("range.bin", os.O_WRONLY | os.O_CREAT, 0o644)
+os.copy_file_range(src, dst, 5000)
+r, w = os.pipe()
+os.splice(src, w, 3000)
+os.splice(r, dst, 3000)
+hi = os.dup2(dst, 40)
+os.fchmod(hi, 0o600)
+os.fstatvfs(hi)
+os.setxattr("range.bin", "user.dc", b"v")
+os.getxattr("range.bin", "user.dc")
+os.removexattr("range.bin", "user.dc")
+os.utime(hi)
+os.access("range.bin", os.R_OK)
+os.truncate("range.bin", 100)
+os.chown("range.bin", os.getuid(), os.getgid())
+os.link("range.bin", "range.link")
+os.symlink("range.bin", "range.sym")
+os.readlink("range.sym")
+os.chdir("sub")
+os.stat("../range.sym")
+for fd in (src, dst, hi, r, w):
+    os.close(fd)
+PY
 SH
 trace oracle -p syscalls -- strace -ff -y -qq -s 0 -o "$TMP/st" -- bash "$TMP/run.sh" "$W"
 /usr/bin/python3 "$DC_SRC/tests/tools/strace_oracle.py" "$TMP/st" "$DUMP" "$W" >"$TMP/oracle.txt" || {
@@ -56,4 +91,34 @@ assert_eq "$(calls syscall write "^$W/sub/py.txt\$")" "2 40 40" "python's writes
 assert_eq "$(calls syscall pwritev2 "^$W/sub/py.txt\$" | cut -d' ' -f1,3)" "1 4" "python's pwritev (glibc's, through pwritev2)"
 assert_eq "$(calls syscall write "^$W/d.txt\$")" "1 6 6" "a subshell's write on an fd number closed and taken again"
 assert_eq "$(calls syscall write "^$W/b.txt\$")" "1 3 3" "the write on b.txt before fd 3 was closed"
+assert_eq "$(calls syscall copy_file_range "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 5000" \
+	"os.copy_file_range, on the file written"
+assert_eq "$(calls syscall sendfile "^$W/sendfile.bin\$" | cut -d' ' -f3)" "32768" "shutil.copyfile's sendfile"
+assert_eq "$(calls syscall splice "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 3000" "a splice from a pipe"
+assert_eq "$(calls syscall fchmod "^$W/range.bin\$" | cut -d' ' -f1)" "1" "fchmod on an fd made by dup2"
+assert_eq "$(calls syscall rmdir "^$W/gone\$" | cut -d' ' -f1)" "1" "rmdir"
+assert_eq "$(calls syscall setxattr "^$W/range.bin\$" | cut -d' ' -f1)" "1" "setxattr"
 assert_eq "$(lost_events)" "0" "lost events"
+
+# The same calls at the libc level: glibc's thin wrappers, each seen at its
+# system call under its libc name.
+mkdir -p "$TMP/p"
+trace oracle_posix -p posix -- /usr/bin/python3 - "$TMP/p" <<'PY'
+import os, sys
+os.chdir(sys.argv[1])
+src = os.open("src.bin", os.O_RDWR | os.O_CREAT, 0o644)
+os.write(src, b"x" * 6000)
+dst = os.open("dst.bin", os.O_WRONLY | os.O_CREAT, 0o644)
+os.copy_file_range(src, dst, 5000, 0)
+os.fchmod(os.dup2(dst, 50), 0o600)
+os.mkdir("d")
+os.rmdir("d")
+os.symlink("dst.bin", "ln")
+os.truncate("dst.bin", 10)
+PY
+assert_eq "$(calls posix copy_file_range "^$TMP/p/dst.bin\$")" "1 5000 5000" "libc's copy_file_range"
+assert_eq "$(calls posix fchmod "^$TMP/p/dst.bin\$" | cut -d' ' -f1)" "1" "libc's fchmod on a dup2'd fd"
+assert_eq "$(calls posix dup2 "^$TMP/p/dst.bin\$" | cut -d' ' -f1)" "1" "libc's dup2"
+assert_eq "$(calls posix rmdir "^$TMP/p/d\$" | cut -d' ' -f1)" "1" "libc's rmdir"
+assert_eq "$(calls posix symlink "^$TMP/p/ln\$" | cut -d' ' -f1)" "1" "libc's symlink"
+assert_eq "$(calls posix truncate "^$TMP/p/dst.bin\$" | cut -d' ' -f1)" "1" "libc's truncate"

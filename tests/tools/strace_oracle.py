@@ -19,18 +19,62 @@ import os
 import re
 import sys
 
-# fd first: calls on a descriptor, named by strace's annotation of it.
-FD_CALLS = {"read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
-            "close", "lseek", "fsync", "fdatasync", "ftruncate", "fstat", "getdents64"}
-# (dirfd, name) first: named relative to the annotated folder.
-AT_CALLS = {"openat", "newfstatat", "statx", "unlinkat", "mkdirat", "renameat", "renameat2"}
-# a name first: relative to the working directory.
-PATH_CALLS = {"open", "creat", "stat", "lstat", "unlink", "mkdir", "rename"}
-OPENS = {"open", "openat", "creat"}
+# Where each compared call's file is, by argument index: a descriptor
+# (strace's annotation of it names the file), a (dirfd, name) pair (the name
+# relative to the annotated folder; an empty or null name is the dirfd's own
+# file) or a name (relative to the working directory). The calls that move
+# data between two descriptors are compared on the one the data goes to.
+FD_CALLS = {name: 0 for name in (
+    "read", "write", "pread64", "pwrite64", "readv", "writev", "preadv", "pwritev", "preadv2", "pwritev2",
+    "close", "lseek", "fsync", "fdatasync", "ftruncate", "fstat", "getdents64", "getdents", "fallocate",
+    "fadvise64", "readahead", "sync_file_range", "syncfs", "flock", "fcntl", "dup", "dup2", "dup3", "fchmod",
+    "fchown", "fstatfs", "fchdir", "fsetxattr", "fgetxattr", "flistxattr", "fremovexattr", "sendfile",
+    "vmsplice")}
+FD_CALLS.update({"copy_file_range": 2, "splice": 2, "tee": 1})
+AT_CALLS = {name: 0 for name in (
+    "openat", "openat2", "newfstatat", "statx", "unlinkat", "mkdirat", "renameat", "renameat2", "mknodat",
+    "linkat", "faccessat", "faccessat2", "fchmodat", "fchownat", "futimesat", "utimensat", "readlinkat")}
+AT_CALLS["symlinkat"] = 1
+PATH_CALLS = {name: 0 for name in (
+    "open", "creat", "stat", "lstat", "unlink", "mkdir", "rename", "rmdir", "mknod", "link", "readlink",
+    "access", "truncate", "chmod", "chown", "lchown", "utime", "utimes", "statfs", "chdir", "setxattr",
+    "lsetxattr", "getxattr", "lgetxattr", "listxattr", "llistxattr", "removexattr", "lremovexattr")}
+PATH_CALLS["symlink"] = 1
+OPENS = {"open", "openat", "openat2", "creat"}
 
-LINE = re.compile(r"^(\w+)\((.*)\) += (-?\d+|\?)(?:<(.*)>)?")
-ANNOTATED = re.compile(r"^(AT_FDCWD|-?\d+)<(.*?)>(?:, |$)")
+# A result may be in hex (fcntl's flags: "= 0x8002 (flags O_RDWR|...)").
+LINE = re.compile(r"^(\w+)\((.*)\) += (0x[0-9a-f]+|-?\d+|\?)(?:<(.*)>)?")
+ANNOTATED = re.compile(r"^(AT_FDCWD|-?\d+)<(.*)>$")
 NAME = re.compile(r'^"((?:[^"\\]|\\.)*)"')
+
+
+def split_args(s):
+    """strace's arguments, split at the commas between them."""
+    out, depth, quoted, cur, i = [], 0, False, [], 0
+    while i < len(s):
+        c = s[i]
+        if quoted:
+            if c == "\\":
+                cur.append(s[i:i + 2])
+                i += 2
+                continue
+            quoted = c != '"'
+        elif c == '"':
+            quoted = True
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    if cur:
+        out.append("".join(cur).strip())
+    return out
 
 
 def unquote(s):
@@ -39,6 +83,17 @@ def unquote(s):
 
 def joined(folder, name):
     return os.path.normpath(name if name.startswith("/") else os.path.join(folder, name))
+
+
+def result_of(text):
+    """A result as strace prints it: decimal, hex (0x...) or octal (umask's 022)."""
+    if text.startswith("0x"):
+        return int(text, 16)
+    return int(text, 8) if len(text) > 1 and text.startswith("0") else int(text)
+
+
+def arg(args, i):
+    return args[i] if i < len(args) else ""
 
 
 def strace_calls(prefix, cwd0):
@@ -55,26 +110,35 @@ def strace_calls(prefix, cwd0):
             m = LINE.match(line)
             if not m or m.group(3) == "?":
                 continue
-            func, args, ret, ret_path = m.group(1), m.group(2), int(m.group(3)), m.group(4)
+            func, ret, ret_path = m.group(1), result_of(m.group(3)), m.group(4)
+            args = split_args(m.group(2))
             result = ret if ret >= 0 else "failed"
             path = None
-            a = ANNOTATED.match(args)
-            if a and a.group(1) == "AT_FDCWD":
-                cwd = a.group(2)
-            if func == "chdir" and ret == 0 and NAME.match(args):
-                cwd = joined(cwd, unquote(NAME.match(args).group(1)))
-            elif func == "fchdir" and ret == 0 and a:
-                cwd = a.group(2)
-            if func in FD_CALLS and a:
-                path = a.group(2)
-            elif func in AT_CALLS and a:
-                n = NAME.match(args[a.end():])
-                if n is None:
+            first = ANNOTATED.match(arg(args, 0))
+            if first and first.group(1) == "AT_FDCWD":
+                cwd = first.group(2)
+            name0 = NAME.match(arg(args, 0))
+            if func == "chdir" and ret == 0 and name0:
+                cwd = joined(cwd, unquote(name0.group(1)))
+            elif func == "fchdir" and ret == 0 and first:
+                cwd = first.group(2)
+            if func in FD_CALLS:
+                a = ANNOTATED.match(arg(args, FD_CALLS[func]))
+                if not a:
                     continue
-                name = unquote(n.group(1))
+                path = a.group(2)
+            elif func in AT_CALLS:
+                i = AT_CALLS[func]
+                a = ANNOTATED.match(arg(args, i))
+                if not a:
+                    continue
+                n = NAME.match(arg(args, i + 1))
+                if n is None and arg(args, i + 1) != "NULL":
+                    continue
+                name = unquote(n.group(1)) if n else ""
                 path = a.group(2) if name == "" else joined(a.group(2), name)
             elif func in PATH_CALLS:
-                n = NAME.match(args)
+                n = NAME.match(arg(args, PATH_CALLS[func]))
                 if n is None:
                     continue
                 path = joined(cwd, unquote(n.group(1)))
@@ -106,7 +170,7 @@ def main():
     prefix, dump, root = sys.argv[1], sys.argv[2], os.path.normpath(sys.argv[3])
     seen, tids = strace_calls(prefix, root)
     traced = trace_calls(dump, tids)
-    funcs = FD_CALLS | AT_CALLS | PATH_CALLS
+    funcs = set(FD_CALLS) | set(AT_CALLS) | set(PATH_CALLS)
 
     def ours(key):
         p = key[2]
