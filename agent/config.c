@@ -119,7 +119,7 @@ static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
 	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out", [DC_SLOT_PARENT] = "parent",
-	[DC_SLOT_DIRFD] = "dirfd",
+	[DC_SLOT_DIRFD] = "dirfd", [DC_SLOT_IOV] = "iov",
 };
 
 static const char *const ret_kinds[] = {
@@ -326,6 +326,16 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 		if (set->fns[i].select != DC_FN_NAME || set->fns[i].syscall)
 			return fail_at(c, root, "system call '%s': match, regex and syscall belong to library sets",
 				       set->fns[i].name);
+	for (size_t i = 0; i < set->nfns; i++) {
+		const struct dc_fn_spec *fn = &set->fns[i];
+		bool iov = DC_COOKIE_SLOT(fn->argbits, DC_SLOT_IOV) != 0;
+
+		if (iov && set->kind != DC_SET_SYSCALLS && !fn->syscall)
+			return fail_at(c, root, "function '%s': iov: is read at a system call: a syscalls set, or syscall: NAME",
+				       fn->name);
+		if (iov && !DC_COOKIE_SLOT(fn->argbits, DC_SLOT_BYTES))
+			return fail_at(c, root, "function '%s': iov: needs bytes: (the number of its entries)", fn->name);
+	}
 	if (!set->category && !(set->category = strdup(set->kind == DC_SET_SYSCALLS ? "syscall" : set->name)))
 		return fail_at(c, root, "out of memory");
 	return 0;

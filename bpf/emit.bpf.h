@@ -41,9 +41,49 @@ static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args)
 	return size;
 }
 
-static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
+/* A system call's iovec array, read whole (a helper call) and summed. */
+struct dc_iovs {
+	__u64 w[2 * DC_IOV_MAX]; /* iov_base, iov_len, ... */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_iovs);
+} dc_iov_scratch SEC(".maps") __weak;
+
+/* The bytes the n entries of the iovec array at iov ask for; 0 where the
+ * array cannot be read, or past DC_IOV_MAX entries (the kernel refuses
+ * the call then). */
+static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
+{
+	struct dc_iovs *b;
+	__u32 zero = 0;
+	__u64 sum = 0;
+
+	b = bpf_map_lookup_elem(&dc_iov_scratch, &zero);
+	if (!b || n == 0 || n > DC_IOV_MAX)
+		return 0;
+	n = DC_MASKED(n - 1, DC_IOV_MAX - 1) + 1;
+	if (bpf_probe_read_user(b->w, n * 16, (const void *)iov))
+		return 0;
+	for (__u32 i = 0; i < DC_IOV_MAX; i++) {
+		if (i >= n)
+			break;
+		sum += b->w[2 * i + 1];
+	}
+	return sum;
+}
+
+/* syscall: a system call's program, the one kind that reads an iovec
+ * array (the others leave the code out). */
+static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args, bool syscall)
 {
 	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
+
+	if (syscall && dc_slot(cookie, DC_SLOT_IOV))
+		return dc_iov_bytes(dc_arg(cookie, args, DC_SLOT_IOV), n);
 
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
@@ -267,7 +307,7 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 	/* A function returning int leaves the upper half of rax undefined. */
 	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
 		ret = (int)ret;
-	req = dc_requested(cookie, args);
+	req = dc_requested(cookie, args, flags & DC_EV_SYSCALL);
 	moved = dc_moved(cookie, args, ret, req);
 	if (dc_mode == DC_MODE_PROFILE) {
 		dc_profile_add(id >> 32, cookie, now - ts, moved);

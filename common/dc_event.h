@@ -37,6 +37,7 @@ enum dc_slot {
 	DC_SLOT_HANDLE_OUT, /* where the call stores a new handle (MPI_File *) */
 	DC_SLOT_PARENT, /* the handle a new one is made or opened in (H5Dcreate's loc_id) */
 	DC_SLOT_DIRFD,  /* the folder a relative path is in (openat's dirfd; AT_FDCWD) */
+	DC_SLOT_IOV,    /* a struct iovec array: DC_SLOT_BYTES counts its entries (system calls only) */
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -65,6 +66,8 @@ _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit the
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
 _Static_assert(DC_COOKIE_RET_SHIFT + 6 + 1 <= 63, "slots, return kind and the flag bits stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
+/* The most entries of an iovec array a system call takes (UIO_MAXIOV). */
+#define DC_IOV_MAX 1024
 
 /*
  * Where the kernel gives no attach cookie (kprobes and uprobes before 5.15,

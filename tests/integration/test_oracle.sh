@@ -53,6 +53,9 @@ shutil.copyfile("out.bin", "sendfile.bin")
 src = os.open("out.bin", os.O_RDONLY)
 dst = os.open("range.bin", os.O_WRONLY | os.O_CREAT, 0o644)
 os.copy_file_range(src, dst, 5000)
+os.preadv(src, [bytearray(100000), bytearray(50000)], 0)
+os.lseek(src, 0, os.SEEK_SET)
+os.readv(src, [bytearray(10), bytearray(6)])
 r, w = os.pipe()
 os.splice(src, w, 3000)
 os.splice(r, dst, 3000)
@@ -88,11 +91,13 @@ for f in "$W/out.bin" "$W/c.txt" "$W/d.txt" "$W/sub/py.txt" "$W/sub/rel.txt" "$W
 done
 assert_eq "$(calls syscall write "^$W/out.bin\$")" "8 32768 32768" "dd's writes through its dup2'd stdout"
 assert_eq "$(calls syscall write "^$W/sub/py.txt\$")" "2 40 40" "python's writes through os.dup"
-assert_eq "$(calls syscall pwritev2 "^$W/sub/py.txt\$" | cut -d' ' -f1,3)" "1 4" "python's pwritev (glibc's, through pwritev2)"
+assert_eq "$(calls syscall pwritev2 "^$W/sub/py.txt\$")" "1 4 4" "python's pwritev (glibc's, through pwritev2): the bytes its two buffers ask, and moved"
 assert_eq "$(calls syscall write "^$W/d.txt\$")" "1 6 6" "a subshell's write on an fd number closed and taken again"
 assert_eq "$(calls syscall write "^$W/b.txt\$")" "1 3 3" "the write on b.txt before fd 3 was closed"
 assert_eq "$(calls syscall copy_file_range "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 5000" \
 	"os.copy_file_range, on the file written"
+assert_eq "$(calls syscall preadv2 "^$W/out.bin\$")" "1 150000 32768" "a preadv past the end: asked, and moved"
+assert_eq "$(calls syscall readv "^$W/out.bin\$")" "1 16 16" "a readv of two buffers"
 assert_eq "$(calls syscall sendfile "^$W/sendfile.bin\$" | cut -d' ' -f3)" "32768" "shutil.copyfile's sendfile"
 assert_eq "$(calls syscall splice "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 3000" "a splice from a pipe"
 assert_eq "$(calls syscall fchmod "^$W/range.bin\$" | cut -d' ' -f1)" "1" "fchmod on an fd made by dup2"

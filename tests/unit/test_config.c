@@ -157,6 +157,10 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {fd: 1}\n", 4, "a function needs a name");
 	expect_error("set: x\nsyscalls: all\n", 1, "'syscalls: all' is not supported");
 	expect_error("- just\n- a list\n", 1, "expected a mapping");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: writev, fd: 1, iov: 2, bytes: 3}\n", 1,
+		     "function 'writev': iov: is read at a system call: a syscalls set, or syscall: NAME");
+	expect_error("set: x\nsyscalls:\n  - {name: writev, fd: 1, iov: 2}\n", 1,
+		     "function 'writev': iov: needs bytes: (the number of its entries)");
 	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache or a list of kernel functions");
 	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
 	expect_error("set: k\nkernel:\n  - {name: vfs_read, fd: 1}\n", 1, "kernel function 'vfs_read': only name, match, regex and ret apply");
