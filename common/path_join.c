@@ -49,3 +49,16 @@ int dc_path_join(const char *dir, const char *name, char *out, size_t n)
 		return -1;
 	return add_components(name, out, n, &len);
 }
+
+int dc_path_absolute(const char *cwd, const char *name, char *out, size_t n)
+{
+	size_t pre = strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	pre = pre > 0 && name[pre] == ':' ? pre + 1 : 0;
+	if (!name[pre] || name[pre] == '/')
+		return 1;
+	if (pre >= n)
+		return -1;
+	memcpy(out, name, pre);
+	return dc_path_join(cwd, name + pre, out + pre, n - pre);
+}

@@ -16,4 +16,10 @@
  * dir is not absolute. */
 int dc_path_join(const char *dir, const char *name, char *out, size_t n);
 
+/* An MPI-IO file name made absolute against the working directory cwd:
+ * a ROMIO prefix ("ufs:", "lustre:": a lowercase word and a colon) is kept
+ * before the path. 0 with out written; 1 where the name is already
+ * absolute (or empty) and out untouched; -1 where it would not fit. */
+int dc_path_absolute(const char *cwd, const char *name, char *out, size_t n);
+
 #endif

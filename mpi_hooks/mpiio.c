@@ -18,6 +18,7 @@
  * MPI_File_*. Not recorded: the MPI-4 large-count (_c) forms.
  */
 #include "mpiio_int.h"
+#include "path_join.h"
 
 #include <dlfcn.h>
 #include <mpi.h>
@@ -106,8 +107,29 @@ __u64 dc_mpiio_status_bytes(int rc, MPI_Status *st)
 	return (__u64)n;
 }
 
+/*
+ * A file's name as the call gave it, made absolute against the working
+ * directory when it is relative (as the kernel names the files of every
+ * other level; a ROMIO prefix kept): a file is opened or made in no
+ * parent, where an HDF5 object's name is relative to its parent's. The
+ * name itself where nothing is to be done or the result would not fit.
+ */
+static const char *absolute(const struct call *c, char *out, size_t n)
+{
+	char cwd[DC_PATH_MAX];
+	int rc;
+
+	if (c->parent || c->path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return c->path;
+	/* HDF5 names a file as it is: a colon in it is no ROMIO prefix. */
+	rc = dc_wrapper_is_hdf5(c->f) ? dc_path_join(cwd, c->path, out, n) : dc_path_absolute(cwd, c->path, out, n);
+	return rc == 0 ? out : c->path;
+}
+
 void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 {
+	char abs[DC_PATH_MAX];
+	const char *path;
 	struct dc_ring_head *h = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
 	struct dc_ring_rec r;
 	size_t len = 0;
@@ -133,9 +155,10 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 	r.offset = c->offset;
 	r.handle = c->handle;
 	r.parent = c->parent;
-	if (c->path)
-		len = strnlen(c->path, DC_PATH_MAX - 1) + 1;
-	dc_ring_put(h, &r, c->path, len);
+	path = c->path ? absolute(c, abs, sizeof(abs)) : NULL;
+	if (path)
+		len = strnlen(path, DC_PATH_MAX - 1) + 1;
+	dc_ring_put(h, &r, path, len);
 }
 
 /* ---- the wrappers, by shape ---- */

@@ -88,9 +88,12 @@ assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=uprobe bytes
 # 4096 doubles a rank stay in HDF5's buffer through H5Dwrite: the wrapper
 # still counts their 32 KiB, from the dataset's dataspace (H5S_ALL), where
 # the uprobe set's nested bytes said 0. With the uprobe set chosen too,
-# each call is recorded once, by the wrapper.
+# each call is recorded once, by the wrapper. The files are named by a
+# relative name, which the wrapper makes absolute.
 mkdir -p "$TMP/h5w"
-mpi mpihdf5w posix,syscalls,hdf5,hdf5-wrapper "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5w" 4096 1.6
+cd "$TMP"
+mpi mpihdf5w posix,syscalls,hdf5,hdf5-wrapper "$DC_WORKLOADS/mpi_hdf5" h5w 4096 1.6
+cd - >/dev/null
 w16="^$TMP/h5w/rank_[0-3]\\.h5:/run"
 assert_eq "$(field function observed name H5Dwrite)" "wrapper" "H5Dwrite recorded by the wrapper"
 assert_eq "$(grep -c '^function .* name=H5D\(write\|read\) observed=wrapper bytes=dataspace$' "$DUMP")" "2" "H5Dwrite and H5Dread say their bytes came from the dataspaces"

@@ -163,3 +163,15 @@ done
 trace mpichf -p posix,mpiio -- mpiexec.mpich -launcher fork -n 2 -genv LD_PRELOAD "$DC_PMPI_MPICH" \
 	"$DC_WORKLOADS/mpi_io_fortran_mpich" "$TMP/f" "$N"
 fortran_ranks "Fortran (MPICH)"
+
+# A relative name is made absolute against the rank's working directory,
+# as the kernel names the files of the other levels (ROMIO's prefixes:
+# unit.path_join).
+mkdir -p "$TMP/rel/calls"
+cd "$TMP/rel"
+mpi relative mpiio -- "$DC_WORKLOADS/mpi_io_calls" calls 1
+assert_eq "$(calls mpiio MPI_File_open "^$TMP/rel/calls/calls\\.dat\$" | cut -d' ' -f1)" "2" \
+	"MPI_File_open of a relative name, named absolutely"
+assert_eq "$(calls mpiio MPI_File_write_at "^$TMP/rel/calls/calls\\.dat\$" | cut -d' ' -f1)" "2" \
+	"the handle's calls under the absolute name"
+cd "$TMP"

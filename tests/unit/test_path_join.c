@@ -56,6 +56,29 @@ static void test_refused(void **state)
 	assert_int_equal(dc_path_join("/abc", "defghijklmn", out, sizeof(out)), -1);
 }
 
+static void test_mpi_names(void **state)
+{
+	char out[64] = "untouched";
+
+	assert_int_equal(dc_path_absolute("/home/u", "out.dat", out, sizeof(out)), 0);
+	assert_string_equal(out, "/home/u/out.dat");
+	assert_int_equal(dc_path_absolute("/home/u", "ufs:run/out.dat", out, sizeof(out)), 0);
+	assert_string_equal(out, "ufs:/home/u/run/out.dat");
+	assert_int_equal(dc_path_absolute("/home/u", "lustre:../x", out, sizeof(out)), 0);
+	assert_string_equal(out, "lustre:/home/x");
+	strcpy(out, "untouched");
+	assert_int_equal(dc_path_absolute("/home/u", "/abs/out.dat", out, sizeof(out)), 1);
+	assert_int_equal(dc_path_absolute("/home/u", "ufs:/abs/out.dat", out, sizeof(out)), 1);
+	assert_int_equal(dc_path_absolute("/home/u", "", out, sizeof(out)), 1);
+	assert_string_equal(out, "untouched");
+	/* Not a prefix: upper case, or a colon further on. */
+	assert_int_equal(dc_path_absolute("/home/u", "Run:1", out, sizeof(out)), 0);
+	assert_string_equal(out, "/home/u/Run:1");
+	assert_int_equal(dc_path_absolute("/home/u", "a/b:c", out, sizeof(out)), 0);
+	assert_string_equal(out, "/home/u/a/b:c");
+	assert_int_equal(dc_path_absolute("/home/user", "ufs:longer-than-the-room-left-in-out-here-by-far", out, 32), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -63,6 +86,7 @@ int main(void)
 		cmocka_unit_test(test_dots),
 		cmocka_unit_test(test_slashes),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_mpi_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
