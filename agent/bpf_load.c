@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,9 +82,14 @@ static void set_rodata(struct datacrumbs_bpf *skel, const struct dc_load_plan *p
 		ro->dc_wakeup_shift--;
 	ro->dc_has_task_storage = f->has[DC_FEAT_TASK_STORAGE];
 	ro->dc_has_cookie = f->has[DC_FEAT_COOKIE];
-	for (int i = 0; i < nsets; i++)
+	for (int i = 0; i < nsets; i++) {
 		if (sets[i].dtype_size_offset)
 			ro->dc_dtype_size_offset = sets[i].dtype_size_offset;
+		/* The agent's own C library's layout: glibc's ABI, which every
+		 * libc.so.6 a set of streams probes shares. */
+		if (sets[i].stdio_handles)
+			ro->dc_fileno_offset = offsetof(FILE, _fileno);
+	}
 	if (opt->match_env) {
 		struct stat st;
 

@@ -256,6 +256,12 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 	}
 	if (strcmp(key, "description") == 0)
 		return 0;
+	if (strcmp(key, "handles") == 0) {
+		if (!scalar(v) || strcmp(scalar(v), "stdio"))
+			return fail_at(c, v, "handles: expected stdio (the C library's FILE streams)");
+		set->stdio_handles = true;
+		return 0;
+	}
 	if (strcmp(key, "datatype_size_offset") == 0) {
 		long n;
 
@@ -270,7 +276,7 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 		set->kind = key[0] == 's' ? DC_SET_SYSCALLS : DC_SET_UPROBES;
 		return load_functions(c, v, set);
 	}
-	return fail_at(c, v, "unknown key '%s' (set, description, category, library, kernel, wrapper, "
+	return fail_at(c, v, "unknown key '%s' (set, description, category, library, kernel, wrapper, handles, "
 			     "datatype_size_offset, functions, syscalls)", key);
 }
 
@@ -326,10 +332,15 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 		if (set->fns[i].select != DC_FN_NAME || set->fns[i].syscall)
 			return fail_at(c, root, "system call '%s': match, regex and syscall belong to library sets",
 				       set->fns[i].name);
+	if (set->stdio_handles && set->kind != DC_SET_UPROBES)
+		return fail_at(c, root, "handles: stdio belongs to a set of library functions");
 	for (size_t i = 0; i < set->nfns; i++) {
-		const struct dc_fn_spec *fn = &set->fns[i];
+		struct dc_fn_spec *fn = &set->fns[i];
 		bool iov = DC_COOKIE_SLOT(fn->argbits, DC_SLOT_IOV) != 0;
 
+		/* A stream taken at the call's entry: not fopen's new one. */
+		if (set->stdio_handles && DC_COOKIE_SLOT(fn->argbits, DC_SLOT_HANDLE))
+			fn->argbits |= DC_COOKIE_STREAM;
 		if (iov && set->kind != DC_SET_SYSCALLS && !fn->syscall)
 			return fail_at(c, root, "function '%s': iov: is read at a system call: a syscalls set, or syscall: NAME",
 				       fn->name);

@@ -49,6 +49,7 @@ struct dc_probe_set {
 	enum dc_set_kind kind;
 	bool all_functions;
 	unsigned dtype_size_offset; /* where an MPI datatype keeps its size */
+	bool stdio_handles; /* handles: stdio, its handles are FILE streams */
 	struct dc_fn_spec *fns;
 	size_t nfns;
 };

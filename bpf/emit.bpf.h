@@ -275,14 +275,23 @@ static __always_inline bool dc_file_untold(__u64 file, struct dc_told *told)
 	return false;
 }
 
-/* The file a call's descriptor names, taken at the call's entry (a close
- * has let go of it by its return); 0 for a call on no descriptor, and in
- * PROFILE mode, which names nothing. */
+/* The file a call's descriptor or stream names, taken at the call's entry
+ * (a close has let go of it by its return); 0 for a call on neither, and
+ * in PROFILE mode, which names nothing. */
 static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
 {
-	if (dc_mode != DC_MODE_TRACE || !dc_slot(cookie, DC_SLOT_FD))
+	int fd = -1;
+
+	if (dc_mode != DC_MODE_TRACE)
 		return 0;
-	return dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_FD));
+	if (dc_slot(cookie, DC_SLOT_FD))
+		return dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_FD));
+	/* A stream's file: the one behind its descriptor (none for a
+	 * stream on memory, whose descriptor is -1). */
+	if ((cookie & DC_COOKIE_STREAM) && dc_slot(cookie, DC_SLOT_HANDLE) &&
+	    !bpf_probe_read_user(&fd, sizeof(fd), (const char *)dc_arg(cookie, args, DC_SLOT_HANDLE) + dc_fileno_offset))
+		return dc_fd_file(fd);
+	return 0;
 }
 
 /*

@@ -22,6 +22,8 @@
 const volatile __u32 dc_mode __weak = DC_MODE_TRACE;
 /* Where an MPI datatype object holds its size in bytes (0: unknown). */
 const volatile __u32 dc_dtype_size_offset __weak = 0;
+/* Where a C library stream (FILE) keeps its descriptor (DC_COOKIE_STREAM). */
+const volatile __u32 dc_fileno_offset __weak = 0;
 /* A program started with this NAME=VALUE in its environment joins the job
  * (Slurm tasks: SLURM_JOB_ID=ID); length 0: off. */
 const volatile __u32 dc_env_match_len __weak = 0;

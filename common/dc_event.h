@@ -59,12 +59,15 @@ enum dc_slot {
 /* The call's bytes are what its thread's traced system calls of its kind
  * moved while it ran (H5Dwrite, H5Dread: their arguments do not say). */
 #define DC_COOKIE_BYTES_NESTED (1ull << (DC_COOKIE_RET_SHIFT + 6))
+/* Its handle is a C library stream (FILE *): the call is on the file the
+ * kernel has behind the stream's descriptor (a set's handles: stdio). */
+#define DC_COOKIE_STREAM (1ull << (DC_COOKIE_RET_SHIFT + 7))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
 /* The cookie's bit budget, shared by the agent and the BPF programs. */
 _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit their bits");
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
-_Static_assert(DC_COOKIE_RET_SHIFT + 6 + 1 <= 63, "slots, return kind and the flag bits stay below DC_COOKIE_ON");
+_Static_assert(DC_COOKIE_RET_SHIFT + 7 + 1 <= 63, "slots, return kind and the flag bits stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
 /* The most entries of an iovec array a system call takes (UIO_MAXIOV). */
 #define DC_IOV_MAX 1024

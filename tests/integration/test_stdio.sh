@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# 10 files written and read back through FILE streams.
+# 10 files written and read back through FILE streams; the standard
+# streams named by the files behind their descriptors.
 . "$(dirname "$0")/lib.sh"
 
-trace stdio -- "$DC_WORKLOADS/stdio_files" "$TMP" 10
+trace stdio -- bash -c '"$1" "$2" 10 >"$2/out.log" 2>>"$2/err.log"' sh "$DC_WORKLOADS/stdio_files" "$TMP"
 
 f="^$TMP/stdio_[0-9]+\\.txt\$"
 assert_eq "$(calls stdio fopen "$f")" "20 0 0" "fopen"
@@ -13,4 +14,7 @@ assert_eq "$(calls syscall openat "$f")" "20 0 0" "openat system calls under fop
 # fclose flushes the buffered 100 bytes: one libc write, seen at its system call.
 assert_eq "$(calls posix write "$f")" "10 1000 1000" "libc writes flushed by fclose"
 assert_eq "$(calls syscall write "$f")" "0 0 0" "no write reported twice"
+assert_eq "$(calls stdio fprintf "^$TMP/out\\.log\$")" "1 0 8" "fprintf to stdout, named by the file behind it"
+assert_eq "$(calls stdio fwrite "^$TMP/err\\.log\$")" "1 5 5" "fwrite to stderr, named by the file behind it"
+assert_eq "$(grep ' level=stdio ' "$DUMP" | grep -c ' path=$' || true)" "0" "no stream call without its file"
 assert_eq "$(lost_events)" "0" "lost events"

@@ -71,6 +71,26 @@ static void test_uprobe_set(void **state)
 	dc_probe_set_free(&set);
 }
 
+/* handles: stdio marks the calls on a stream, taken at their entry. */
+static void test_stdio_handles(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: s\nlibrary: libc.so.6\nhandles: stdio\nfunctions:\n"
+		   "  - {name: fopen, path: 1, ret: handle}\n"
+		   "  - {name: fwrite, bytes: 2, count: 3, handle: 4, ret: items}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_true(set.stdio_handles);
+	assert_int_equal(set.fns[0].argbits & DC_COOKIE_STREAM, 0);
+	assert_int_equal(set.fns[1].argbits & DC_COOKIE_STREAM, DC_COOKIE_STREAM);
+	dc_probe_set_free(&set);
+	write_yaml("set: s\nlibrary: libc.so.6\nfunctions:\n  - {name: fwrite, handle: 4}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(set.fns[0].argbits & DC_COOKIE_STREAM, 0);
+	dc_probe_set_free(&set);
+}
+
 static void test_syscall_set_and_all(void **state)
 {
 	struct dc_probe_set set;
@@ -159,6 +179,10 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("- just\n- a list\n", 1, "expected a mapping");
 	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: writev, fd: 1, iov: 2, bytes: 3}\n", 1,
 		     "function 'writev': iov: is read at a system call: a syscalls set, or syscall: NAME");
+	expect_error("set: x\nlibrary: libc.so.6\nhandles: files\nfunctions: [fwrite]\n", 3,
+		     "handles: expected stdio (the C library's FILE streams)");
+	expect_error("set: x\nhandles: stdio\nsyscalls: [write]\n", 1,
+		     "handles: stdio belongs to a set of library functions");
 	expect_error("set: x\nsyscalls:\n  - {name: writev, fd: 1, iov: 2}\n", 1,
 		     "function 'writev': iov: needs bytes: (the number of its entries)");
 	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache or a list of kernel functions");
@@ -255,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uprobe_set),
+		cmocka_unit_test(test_stdio_handles),
 		cmocka_unit_test(test_syscall_set_and_all),
 		cmocka_unit_test(test_kernel_set),
 		cmocka_unit_test(test_errors_name_file_and_line),

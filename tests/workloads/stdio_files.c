@@ -3,6 +3,8 @@
  * stdio_files DIR COUNT: COUNT times fopen DIR/stdio_I.txt for writing,
  * fwrite 4 items of 25 bytes, fclose; then reopens each, fread 100 bytes,
  * fclose. 2*COUNT fopen/fclose, COUNT fwrite and fread of 100 bytes.
+ * Then one fprintf of "done COUNT\n" to stdout and one fwrite of 5 bytes
+ * to stderr: streams no fopen named, named by their descriptors' files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,5 +34,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	fprintf(stdout, "done %ld\n", count);
+	fwrite("done\n", 1, 5, stderr);
 	return 0;
 }
