@@ -16,5 +16,13 @@ assert_eq "$(calls posix write "$f")" "10 1000 1000" "libc writes flushed by fcl
 assert_eq "$(calls syscall write "$f")" "0 0 0" "no write reported twice"
 assert_eq "$(calls stdio fprintf "^$TMP/out\\.log\$")" "1 0 8" "fprintf to stdout, named by the file behind it"
 assert_eq "$(calls stdio fwrite "^$TMP/err\\.log\$")" "1 5 5" "fwrite to stderr, named by the file behind it"
+l="^$TMP/lines\\.txt\$"
+assert_eq "$(calls stdio freopen "$l")" "1 0 0" "freopen over stdin"
+assert_eq "$(calls stdio __isoc99_fscanf "$l" | cut -d' ' -f1)" "1" "fscanf"
+# glibc's <stdio.h> inlines getline as a call of getdelim (optimized builds).
+assert_eq "$(calls stdio getdelim "$l")" "2 0 10" "getline, as getdelim: the rest of a line and the next"
+assert_eq "$(calls stdio rewind "$l" | cut -d' ' -f1) $(calls stdio fgetpos "$l" | cut -d' ' -f1) $(calls stdio fsetpos "$l" | cut -d' ' -f1)" \
+	"1 1 1" "rewind, fgetpos, fsetpos"
+assert_eq "$(calls stdio fprintf "$l")" "1 0 15" "fprintf to a file"
 assert_eq "$(grep ' level=stdio ' "$DUMP" | grep -c ' path=$' || true)" "0" "no stream call without its file"
 assert_eq "$(lost_events)" "0" "lost events"

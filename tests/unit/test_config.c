@@ -79,11 +79,13 @@ static void test_stdio_handles(void **state)
 
 	write_yaml("set: s\nlibrary: libc.so.6\nhandles: stdio\nfunctions:\n"
 		   "  - {name: fopen, path: 1, ret: handle}\n"
-		   "  - {name: fwrite, bytes: 2, count: 3, handle: 4, ret: items}\n");
+		   "  - {name: fwrite, bytes: 2, count: 3, handle: 4, ret: items}\n"
+		   "  - {name: freopen, path: 1, handle: 3, ret: handle}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_true(set.stdio_handles);
 	assert_int_equal(set.fns[0].argbits & DC_COOKIE_STREAM, 0);
 	assert_int_equal(set.fns[1].argbits & DC_COOKIE_STREAM, DC_COOKIE_STREAM);
+	assert_int_equal(set.fns[2].argbits & DC_COOKIE_STREAM, 0);
 	dc_probe_set_free(&set);
 	write_yaml("set: s\nlibrary: libc.so.6\nfunctions:\n  - {name: fwrite, handle: 4}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
