@@ -338,10 +338,10 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 		struct dc_fn_spec *fn = &set->fns[i];
 		bool iov = DC_COOKIE_SLOT(fn->argbits, DC_SLOT_IOV) != 0;
 
-		/* A stream taken at the call's entry; not one a call makes
-		 * (fopen), or makes anew (freopen: its file is the new one). */
-		if (set->stdio_handles && DC_COOKIE_SLOT(fn->argbits, DC_SLOT_HANDLE) &&
-		    DC_COOKIE_RET(fn->argbits) != DC_RET_HANDLE)
+		/* A stream taken at the call's entry, or made by it (fopen,
+		 * freopen: the file is the one behind the stream returned). */
+		if (set->stdio_handles && (DC_COOKIE_SLOT(fn->argbits, DC_SLOT_HANDLE) ||
+					   DC_COOKIE_RET(fn->argbits) == DC_RET_HANDLE))
 			fn->argbits |= DC_COOKIE_STREAM;
 		if (iov && set->kind != DC_SET_SYSCALLS && !fn->syscall)
 			return fail_at(c, root, "function '%s': iov: is read at a system call: a syscalls set, or syscall: NAME",

@@ -212,8 +212,10 @@ static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 		m->path[m->path_len + m->kpath_len - 1] = 0;
 		kpath = m->path + m->path_len;
 	}
-	/* A new descriptor (an open) comes with its file's path, or none. */
-	if (m->file && (e->flags & DC_EV_PATHARG) && (e->flags & DC_EV_FD) && e->ret == e->fd)
+	/* A new descriptor (an open) or stream (fopen) comes with its file's
+	 * path, or none. */
+	if (m->file && (e->flags & DC_EV_PATHARG) &&
+	    (((e->flags & DC_EV_FD) && e->ret == e->fd) || (e->flags & DC_EV_NEW_HANDLE)))
 		name_kernel_file(r, m->file, kpath);
 	if (m->file)
 		e->path = kernel_file(r, m->file);

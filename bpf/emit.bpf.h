@@ -275,22 +275,29 @@ static __always_inline bool dc_file_untold(__u64 file, struct dc_told *told)
 	return false;
 }
 
+/* The file behind a C library stream's descriptor; 0 for a stream on
+ * memory (fmemopen), whose descriptor is -1. */
+static __always_inline __u64 dc_stream_file(__u64 stream)
+{
+	int fd = -1;
+
+	if (!stream || bpf_probe_read_user(&fd, sizeof(fd), (const char *)stream + dc_fileno_offset))
+		return 0;
+	return dc_fd_file(fd);
+}
+
 /* The file a call's descriptor or stream names, taken at the call's entry
  * (a close has let go of it by its return); 0 for a call on neither, and
  * in PROFILE mode, which names nothing. */
 static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
 {
-	int fd = -1;
-
 	if (dc_mode != DC_MODE_TRACE)
 		return 0;
 	if (dc_slot(cookie, DC_SLOT_FD))
 		return dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_FD));
-	/* A stream's file: the one behind its descriptor (none for a
-	 * stream on memory, whose descriptor is -1). */
-	if ((cookie & DC_COOKIE_STREAM) && dc_slot(cookie, DC_SLOT_HANDLE) &&
-	    !bpf_probe_read_user(&fd, sizeof(fd), (const char *)dc_arg(cookie, args, DC_SLOT_HANDLE) + dc_fileno_offset))
-		return dc_fd_file(fd);
+	/* A stream's file (not one the call makes anew: freopen's). */
+	if ((cookie & DC_COOKIE_STREAM) && dc_slot(cookie, DC_SLOT_HANDLE) && dc_retkind(cookie) != DC_RET_HANDLE)
+		return dc_stream_file(dc_arg(cookie, args, DC_SLOT_HANDLE));
 	return 0;
 }
 
@@ -322,8 +329,12 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		dc_profile_add(id >> 32, cookie, now - ts, moved);
 		return;
 	}
+	/* A new descriptor's file, or a new stream's (fopen). */
 	if (!file && rk == DC_RET_FD && ret >= 0) {
 		file = dc_fd_file(ret);
+		opened = file != 0;
+	} else if (!file && rk == DC_RET_HANDLE && (cookie & DC_COOKIE_STREAM)) {
+		file = dc_stream_file(ret);
 		opened = file != 0;
 	}
 #ifdef DC_BENCH_WITHOUT_RING

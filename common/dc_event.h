@@ -59,8 +59,9 @@ enum dc_slot {
 /* The call's bytes are what its thread's traced system calls of its kind
  * moved while it ran (H5Dwrite, H5Dread: their arguments do not say). */
 #define DC_COOKIE_BYTES_NESTED (1ull << (DC_COOKIE_RET_SHIFT + 6))
-/* Its handle is a C library stream (FILE *): the call is on the file the
- * kernel has behind the stream's descriptor (a set's handles: stdio). */
+/* Its handles are C library streams (FILE *, a set's handles: stdio): the
+ * call is on the file the kernel has behind the descriptor of the stream
+ * it takes, or of the one it returns (fopen, freopen). */
 #define DC_COOKIE_STREAM (1ull << (DC_COOKIE_RET_SHIFT + 7))
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)

@@ -131,6 +131,43 @@ map_entries() {
 	fail "process $2 holds no map $1"
 }
 
+# bpf_ids KIND PID: the ids of the BPF objects of KIND (prog, map, link)
+# that process PID holds, one a line: what this test's agent loaded, apart
+# from any other tracer on the node.
+bpf_ids() {
+	{
+		sed -n "s/^$1_id:[[:space:]]*//p" /proc/"$2"/fdinfo/* 2>/dev/null
+		# A program attached to a perf event (a uprobe, a kprobe) may be
+		# held by that event alone.
+		[ "$1" != prog ] || bpftool -j perf show 2>/dev/null | python3 -c 'import json, sys
+for e in json.load(sys.stdin):
+    if e.get("pid") == int(sys.argv[1]):
+        print(e["prog_id"])' "$2"
+	} | sort -un
+}
+
+# bpf_names KIND PID: "TYPE NAME" of each program (KIND prog) or map
+# (KIND map) that process PID holds, one a line.
+bpf_names() {
+	local id
+	for id in $(bpf_ids "$1" "$2"); do
+		bpftool -j "$1" show id "$id" 2>/dev/null
+		echo
+	done | python3 -c 'import json, sys
+for line in sys.stdin:
+    if line.strip():
+        o = json.loads(line)
+        print(o.get("type", ""), o.get("name", ""))'
+}
+
+# bpf_alive KIND IDS...: how many of the ids still name a BPF object.
+bpf_alive() {
+	local kind=$1 id n=0
+	shift
+	for id in "$@"; do bpftool "$kind" show id "$id" >/dev/null 2>&1 && n=$((n + 1)); done
+	echo "$n"
+}
+
 # Waits (at most 60 s) until no agent's detaching child is left: an agent's
 # child detaches its probes after the agent ends, and probes and links are
 # counted only once it is done.

@@ -5,7 +5,6 @@
 
 wait_detached
 uprobes_before=$(grep -c . /sys/kernel/tracing/uprobe_events || true)
-links_before=$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)
 
 mkfifo "$TMP/go"
 # The target waits for the agent, then runs the workload in its own child.
@@ -17,6 +16,9 @@ agent=$!
 for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 [ -e "$TMP/ready" ] || { cat "$TMP/daemon.err"; fail "agent never became ready"; }
 assert_eq "$(cat "$TMP/ready")" "$agent" "ready file holds the agent's pid"
+# Its own links (another tracer on the node has others).
+links=$(bpf_ids link "$agent")
+[ -n "$links" ] || fail "the agent holds no BPF link"
 
 echo go >"$TMP/go"
 wait "$target"
@@ -33,4 +35,5 @@ assert_contains "$DUMP" "end" "node file closed with its end mark"
 # Nothing of ours stays attached (once a detaching child, if any, is done).
 wait_detached
 assert_eq "$(grep -c . /sys/kernel/tracing/uprobe_events || true)" "$uprobes_before" "uprobe events after exit"
-assert_eq "$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)" "$links_before" "BPF links after exit"
+# shellcheck disable=SC2086
+assert_eq "$(bpf_alive link $links)" "0" "the agent's BPF links after exit"

@@ -30,15 +30,19 @@ DC_TEST_FEATURES_OFF=$all "$DC_AGENT" -v -o "$TMP/out" -j fb -p "$set,syscalls" 
 agent=$!
 for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 [ -e "$TMP/ready" ] || { cat "$TMP/fb.err"; fail "agent never became ready"; }
-maps=$(bpftool map show | awk '/ name dc_/ { for (i = 1; i <= NF; i++) if ($i == "name") print $(i + 1) }' | sort -u | tr '\n' ' ')
+# What this agent holds: another tracer on the node has programs and maps
+# of the same names.
+maps=$(bpf_names map "$agent" | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+progs=$(bpf_names prog "$agent")
+prog_ids=$(bpf_ids prog "$agent")
 # (The kernel keeps 15 characters of a map's name.)
 case "$maps" in *dc_stacks_tid*dc_sysframes_ti*) ;; *) fail "hash maps by thread id not created: $maps" ;; esac
 case " $maps" in *" dc_stacks "*|*" dc_sysframes "*) fail "task storage created although forced off: $maps" ;; esac
 echo "ok: per-thread state in hash maps by thread id"
 # The object's entry and return programs, and a copy of one of them for
 # each probe: 2 functions of the write-only set x entry and return.
-assert_eq "$(bpftool prog show | grep -c 'name dc_call_e')" "6" "uprobe programs: the object's 2 and one per probe (2 x 2)"
-assert_eq "$(bpftool prog show | grep -c 'raw_tracepoint  name dc_sys_e')" "2" "system calls through raw tracepoints"
+assert_eq "$(grep -c ' dc_call_e' <<<"$progs")" "6" "uprobe programs: the object's 2 and one per probe (2 x 2)"
+assert_eq "$(grep -c '^raw_tracepoint dc_sys_e' <<<"$progs")" "2" "system calls through raw tracepoints"
 echo go >"$TMP/go"
 wait "$target"
 kill -TERM "$agent"
@@ -51,19 +55,26 @@ assert_eq "$(calls posix write "^$TMP/posix_write\\.dat\$")" "100 51200 51200" "
 assert_eq "$(calls syscall openat "^$TMP/posix_write\\.dat\$")" "1 0 0" "openat through raw tracepoints"
 # Nothing is left in the kernel once the agent and its detaching child are gone.
 wait_detached
-assert_eq "$(bpftool prog show | grep -c 'name dc_' || true)" "0" "programs left behind"
+# shellcheck disable=SC2086
+assert_eq "$(bpf_alive prog $prog_ids)" "0" "programs left behind"
 
 # Per-function uprobes of the default sets (46 perf events): the agent ends
 # at once, and a child of its own detaches them, the programs stopped.
+# The programs and links of the agent, taken by its detaching child, are
+# those the child holds once the agent ended.
 start=$(date +%s%N)
 DC_TEST_FEATURES_OFF=uprobe_multi "$DC_AGENT" -v -o "$TMP/out" -j bg -- "$DC_WORKLOADS/posix_write" "$TMP" 10 512 2>"$TMP/bg.err"
 end=$(date +%s%N)
 assert_contains "$TMP/bg.err" "detaches the probes in the background" "many per-function probes detach in the background"
 cleaner=$(sed -n 's/.* pid \([0-9]*\) detaches the probes in the background.*/\1/p' "$TMP/bg.err")
 echo "ok: the agent ran and ended in $(((end - start) / 1000000)) ms; detaching child $cleaner"
+held_progs=$(bpf_ids prog "$cleaner")
+held_links=$(bpf_ids link "$cleaner")
 wait_detached
-assert_eq "$(bpftool prog show | grep -c 'name dc_' || true)" "0" "programs left once the detaching child is done"
-assert_eq "$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)" "0" "links left once the detaching child is done"
+# shellcheck disable=SC2086
+assert_eq "$(bpf_alive prog $held_progs)" "0" "programs left once the detaching child is done"
+# shellcheck disable=SC2086
+assert_eq "$(bpf_alive link $held_links)" "0" "links left once the detaching child is done"
 DUMP=$TMP/bg.dump
 "$DC_DUMP" "$(ls "$TMP/out/bg"/*.dcnode)" >"$DUMP"
 assert_eq "$(calls posix write "^$TMP/posix_write\\.dat\$")" "10 5120 5120" "the trace is whole before the detach"

@@ -4,7 +4,6 @@
 
 wait_detached
 uprobes_before=$(grep -c . /sys/kernel/tracing/uprobe_events || true)
-links_before=$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)
 
 # SIGKILL in the middle of a trace: readable up to the last whole chunk.
 mkdir -p "$TMP/k"
@@ -14,6 +13,9 @@ for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 DC_TEST_KILL=1 "$DC_WORKLOADS/stress" "$TMP/k" 1 2 3 0 >/dev/null &
 work=$!
 sleep 2
+# Its own links (another tracer on the node has others).
+links=$(bpf_ids link "$agent")
+[ -n "$links" ] || fail "the agent holds no BPF link"
 kill -KILL "$agent"
 wait "$agent" 2>/dev/null || true
 wait "$work" || fail "the workload was disturbed by the agent's death"
@@ -29,7 +31,8 @@ assert_contains "$TMP/merge.err" "merged up to its last whole chunk" "dc-merge w
 python3 "$DC_TOOLS/trace_summary.py" killed.json >/dev/null
 sleep 0.5
 assert_eq "$(grep -c . /sys/kernel/tracing/uprobe_events || true)" "$uprobes_before" "uprobes left by the killed agent"
-assert_eq "$(bpftool link show 2>/dev/null | grep -c '^[0-9]' || true)" "$links_before" "BPF links left by the killed agent"
+# shellcheck disable=SC2086
+assert_eq "$(bpf_alive link $links)" "0" "BPF links left by the killed agent"
 
 # A crashing application: its I/O up to the crash kept, its end marked.
 rc=0

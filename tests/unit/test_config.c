@@ -71,7 +71,7 @@ static void test_uprobe_set(void **state)
 	dc_probe_set_free(&set);
 }
 
-/* handles: stdio marks the calls on a stream, taken at their entry. */
+/* handles: stdio marks the calls on a stream and those that make one. */
 static void test_stdio_handles(void **state)
 {
 	struct dc_probe_set set;
@@ -83,9 +83,10 @@ static void test_stdio_handles(void **state)
 		   "  - {name: freopen, path: 1, handle: 3, ret: handle}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
 	assert_true(set.stdio_handles);
-	assert_int_equal(set.fns[0].argbits & DC_COOKIE_STREAM, 0);
+	/* fopen's and freopen's stream is the one they return. */
+	assert_int_equal(set.fns[0].argbits & DC_COOKIE_STREAM, DC_COOKIE_STREAM);
 	assert_int_equal(set.fns[1].argbits & DC_COOKIE_STREAM, DC_COOKIE_STREAM);
-	assert_int_equal(set.fns[2].argbits & DC_COOKIE_STREAM, 0);
+	assert_int_equal(set.fns[2].argbits & DC_COOKIE_STREAM, DC_COOKIE_STREAM);
 	dc_probe_set_free(&set);
 	write_yaml("set: s\nlibrary: libc.so.6\nfunctions:\n  - {name: fwrite, handle: 4}\n");
 	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
