@@ -170,7 +170,11 @@ static __u32 absolute_name(struct dc_recorder *r, const char *name, const char *
 {
 	char full[DC_PATH_MAX];
 
-	if (name[0] != '/' && dir && dc_path_join(dir, name, full, sizeof(full)) == 0)
+	/* An absolute name is cleaned by the same rule ("/a//b/" is /a/b,
+	 * the file the kernel takes it for). */
+	if (name[0] == '/')
+		dir = "/";
+	if (dir && dc_path_join(dir, name, full, sizeof(full)) == 0)
 		return dc_writer_string(r->w, full);
 	return dc_writer_string(r->w, name);
 }

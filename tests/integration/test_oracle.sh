@@ -6,14 +6,15 @@
 # number taken again, a subshell's inherited fd), relative names after cd,
 # tar's folders, a dirfd and os.dup (python3), sqlite3's journal, the
 # metadata calls of coreutils and python3, and data moved by cp
-# (copy_file_range), shutil.copyfile (sendfile) and os.splice: every
+# (copy_file_range), shutil.copyfile (sendfile) and os.splice, git, gcc
+# and eight threads writing at once: every
 # read, write, open, close, stat and the rest of the syscalls set on a file
 # of the run's folder or a pipe is in the trace once, on the same thread,
 # with the same absolute path and result, and the trace has none that
 # strace did not see.
 . "$(dirname "$0")/lib.sh"
 
-for tool in strace sqlite3 tar dd fallocate flock /usr/bin/python3; do
+for tool in strace sqlite3 tar dd fallocate flock git gcc /usr/bin/python3; do
 	command -v "$tool" >/dev/null || fail "$tool is needed (scripts/install-deps.sh installs it)"
 done
 W="$TMP/w"
@@ -77,6 +78,24 @@ os.stat("../range.sym")
 for fd in (src, dst, hi, r, w):
     os.close(fd)
 PY
+# git (its object store: many small files, renames, fsync), gcc (its
+# temporary files and the linker), and eight threads appending to files.
+mkdir repo && cd repo && git init -q && echo one >a.txt && git add a.txt
+git -c user.name=t -c user.email=t@t commit -qm one && echo two >>a.txt && git -c user.name=t -c user.email=t@t commit -qam two
+cd .. && printf 'int main(void) { return 0; }\n' >prog.c && TMPDIR=$PWD gcc -o prog prog.c
+/usr/bin/python3 - <<'PY'
+import os, threading
+def writer(i):
+    fd = os.open("thread%d.txt" % i, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for _ in range(50):
+        os.write(fd, b"x" * (i + 1))
+    os.close(fd)
+ts = [threading.Thread(target=writer, args=(i,)) for i in range(8)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+PY
 SH
 trace oracle -p syscalls -- strace -ff -y -qq -s 0 -o "$TMP/st" -- bash "$TMP/run.sh" "$W"
 /usr/bin/python3 "$DC_SRC/tests/tools/strace_oracle.py" "$TMP/st" "$DUMP" "$W" >"$TMP/oracle.txt" || {
@@ -103,6 +122,11 @@ assert_eq "$(calls syscall splice "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 3000"
 assert_eq "$(calls syscall fchmod "^$W/range.bin\$" | cut -d' ' -f1)" "1" "fchmod on an fd made by dup2"
 assert_eq "$(calls syscall rmdir "^$W/gone\$" | cut -d' ' -f1)" "1" "rmdir"
 assert_eq "$(calls syscall setxattr "^$W/range.bin\$" | cut -d' ' -f1)" "1" "setxattr"
+for i in 0 7; do
+	assert_eq "$(calls syscall write "^$W/thread$i\\.txt\$")" "50 $((50 * (i + 1))) $((50 * (i + 1)))" \
+		"thread $i's 50 writes of $((i + 1)) bytes, on its own file"
+done
+assert_eq "$(calls syscall write "^$W/prog\$" | cut -d' ' -f1 | sed 's/^[1-9][0-9]*$/some/')" "some" "the linker's writes of prog"
 assert_eq "$(lost_events)" "0" "lost events"
 
 # The same calls at the libc level: glibc's thin wrappers, each seen at its
