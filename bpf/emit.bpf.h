@@ -41,8 +41,13 @@ static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args)
 	return size;
 }
 
-/* A system call's iovec array, read whole (a helper call) and summed. */
+/* A system call's iovec array, read whole (a helper call) and summed.
+ * The sum and the place reached live here, not in registers: read back,
+ * they are any numbers to the verifier, so the states after each turn are
+ * alike and what follows the loop is checked once, not once per turn. */
 struct dc_iovs {
+	__u64 sum;
+	__u32 i, n;
 	__u64 w[2 * DC_IOV_MAX]; /* iov_base, iov_len, ... */
 };
 
@@ -60,7 +65,6 @@ static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
 {
 	struct dc_iovs *b;
 	__u32 zero = 0;
-	__u64 sum = 0;
 
 	b = bpf_map_lookup_elem(&dc_iov_scratch, &zero);
 	if (!b || n == 0 || n > DC_IOV_MAX)
@@ -68,22 +72,30 @@ static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
 	n = DC_MASKED(n - 1, DC_IOV_MAX - 1) + 1;
 	if (bpf_probe_read_user(b->w, n * 16, (const void *)iov))
 		return 0;
-	for (__u32 i = 0; i < DC_IOV_MAX; i++) {
-		if (i >= n)
+	b->sum = 0;
+	b->i = 0;
+	b->n = n;
+	for (int k = 0; k < DC_IOV_MAX; k++) {
+		__u32 i = b->i;
+
+		if (i >= b->n)
 			break;
-		sum += b->w[2 * i + 1];
+		b->sum += b->w[DC_MASKED(2 * i + 1, 2 * DC_IOV_MAX - 1)];
+		b->i = i + 1;
 	}
-	return sum;
+	return b->sum;
 }
 
-/* syscall: a system call's program, the one kind that reads an iovec
- * array (the others leave the code out). */
-static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args, bool syscall)
+/* The bytes a call asks for. An iovec array's (DC_SLOT_IOV) are summed by
+ * the exit namer (namers.bpf.h): the sum's 1,024 turns, in an exit
+ * program, were checked once for each way into it (past a million
+ * instructions on raw tracepoints). */
+static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
 {
 	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
 
-	if (syscall && dc_slot(cookie, DC_SLOT_IOV))
-		return dc_iov_bytes(dc_arg(cookie, args, DC_SLOT_IOV), n);
+	if (dc_slot(cookie, DC_SLOT_IOV))
+		return 0;
 
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
@@ -222,10 +234,12 @@ enum dc_name_job {
 	DC_NAME_TELL = 1, /* send file's path at a call's entry (DC_MSG_FILE) */
 	DC_NAME_OPENED,	  /* a new descriptor's file: its path after the call's name */
 	DC_NAME_FOLDER,	  /* the folder a relative name is in, after the name */
+	DC_NAME_IOV,	  /* not a name: the bytes an iovec array asks for */
 };
 struct dc_naming {
-	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED */
-	__s64 dirfd; /* DC_NAME_FOLDER: the folder's descriptor, or DC_AT_FDCWD */
+	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED; DC_NAME_IOV: the array */
+	__s64 dirfd; /* DC_NAME_FOLDER: the folder's descriptor, or DC_AT_FDCWD;
+		      * DC_NAME_IOV: the number of its entries */
 	__u32 job;
 	__u32 depth; /* at a user call's entry: its frame on the thread's stack */
 };
@@ -323,7 +337,7 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 	/* A function returning int leaves the upper half of rax undefined. */
 	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
 		ret = (int)ret;
-	req = dc_requested(cookie, args, flags & DC_EV_SYSCALL);
+	req = dc_requested(cookie, args);
 	moved = dc_moved(cookie, args, ret, req);
 	if (dc_mode == DC_MODE_PROFILE) {
 		dc_profile_add(id >> 32, cookie, now - ts, moved);
@@ -354,8 +368,8 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	/* Most calls: no name given, and no new descriptor. */
-	if (!dc_slot(cookie, DC_SLOT_PATH) && !opened) {
+	/* Most calls: no name given, no new descriptor, no iovec array. */
+	if (!dc_slot(cookie, DC_SLOT_PATH) && !opened && !(namers && dc_slot(cookie, DC_SLOT_IOV))) {
 		__u64 wake = dc_wakeup(ring, DC_MSG_CALL_BASE);
 
 		m = bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0);
@@ -401,6 +415,9 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, 0, 0);
 			} else if (n > 1 && m->path[0] != '/') {
 				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_FOLDER, 0, dirfd, 0);
+			} else if (dc_slot(cookie, DC_SLOT_IOV)) {
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_IOV, dc_arg(cookie, args, DC_SLOT_IOV),
+					     dc_arg(cookie, args, DC_SLOT_BYTES), 0);
 			}
 		}
 		/* No namer, or it could not be reached: the name the call gave. */

@@ -55,7 +55,8 @@ static __always_inline void dc_namer_entry(struct dc_naming *nm)
 
 /* A call's exit namer: the call made in dc_path_scratch, sent with the
  * path of its new file or of the folder its relative name is in, or after
- * the path of the file an empty name stands for. */
+ * the path of the file an empty name stands for; or with the bytes its
+ * iovec array asks for. */
 static __always_inline void dc_namer_exit(void)
 {
 	struct dc_naming *nm = dc_naming_job();
@@ -71,6 +72,11 @@ static __always_inline void dc_namer_exit(void)
 	n = m->path_len;
 	if (n > DC_PATH_MAX)
 		return;
+	if (nm->job == DC_NAME_IOV) {
+		m->ev.req = dc_iov_bytes(nm->file, nm->dirfd);
+		dc_send_call(ring, m);
+		return;
+	}
 	off = dc_file_walk(nm->file, nm->job == DC_NAME_FOLDER, nm->dirfd);
 	if (nm->job == DC_NAME_TELL) {
 		dc_file_send(nm->file, off);
