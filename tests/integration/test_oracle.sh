@@ -78,11 +78,14 @@ os.stat("../range.sym")
 for fd in (src, dst, hi, r, w):
     os.close(fd)
 PY
-# git (its object store: many small files, renames, fsync), gcc (its
-# temporary files and the linker), and eight threads appending to files.
-mkdir repo && cd repo && git init -q && echo one >a.txt && git add a.txt
-git -c user.name=t -c user.email=t@t commit -qm one && echo two >>a.txt && git -c user.name=t -c user.email=t@t commit -qam two
-cd .. && printf 'int main(void) { return 0; }\n' >prog.c && TMPDIR=$PWD gcc -o prog prog.c
+# git (its object store: many small files, renames, fsync) and gcc (its
+# temporary files and the linker), but in an emulated guest of the kernel
+# matrix, where they take minutes; and eight threads appending to files.
+if [ -z "${DC_EMULATED_GUEST:-}" ]; then
+	mkdir repo && cd repo && git init -q && echo one >a.txt && git add a.txt
+	git -c user.name=t -c user.email=t@t commit -qm one && echo two >>a.txt && git -c user.name=t -c user.email=t@t commit -qam two
+	cd .. && printf 'int main(void) { return 0; }\n' >prog.c && TMPDIR=$PWD gcc -o prog prog.c
+fi
 /usr/bin/python3 - <<'PY'
 import os, threading
 def writer(i):
@@ -126,7 +129,8 @@ for i in 0 7; do
 	assert_eq "$(calls syscall write "^$W/thread$i\\.txt\$")" "50 $((50 * (i + 1))) $((50 * (i + 1)))" \
 		"thread $i's 50 writes of $((i + 1)) bytes, on its own file"
 done
-assert_eq "$(calls syscall write "^$W/prog\$" | cut -d' ' -f1 | sed 's/^[1-9][0-9]*$/some/')" "some" "the linker's writes of prog"
+[ -n "${DC_EMULATED_GUEST:-}" ] ||
+	assert_eq "$(calls syscall write "^$W/prog\$" | cut -d' ' -f1 | sed 's/^[1-9][0-9]*$/some/')" "some" "the linker's writes of prog"
 assert_eq "$(lost_events)" "0" "lost events"
 
 # The same calls at the libc level: glibc's thin wrappers, each seen at its
