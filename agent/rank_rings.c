@@ -168,6 +168,7 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	m->path_len = rec->path_len;
 	m->kpath_len = 0;
 	m->file = 0;
+	m->inode = 0;
 	memset(e, 0, sizeof(*e));
 	e->ts = rec->ts;
 	e->dur = rec->dur;

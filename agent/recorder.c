@@ -179,25 +179,26 @@ static __u32 absolute_name(struct dc_recorder *r, const char *name, const char *
 	return dc_writer_string(r->w, name);
 }
 
-/* The path of the kernel's file a descriptor named: the one an open or a
- * DC_MSG_FILE gave last; 0 where the kernel had none to give. */
-static __u32 kernel_file(struct dc_recorder *r, __u64 file)
+/* The path of the kernel's file a descriptor named (its struct file and
+ * inode): the one an open or a DC_MSG_FILE gave last; 0 where the kernel
+ * had none to give. */
+static __u32 kernel_file(struct dc_recorder *r, __u64 file, __u64 inode)
 {
 	uint64_t id = 0;
 
-	dc_hashtab_get(r->kfiles, file, 0, &id);
+	dc_hashtab_get(r->kfiles, file, inode, &id);
 	return id;
 }
 
 /* What the kernel names a file now (0: nothing), for the calls on it. */
-static void name_kernel_file(struct dc_recorder *r, __u64 file, const char *kpath)
+static void name_kernel_file(struct dc_recorder *r, __u64 file, __u64 inode, const char *kpath)
 {
 	__u32 id = kpath ? dc_writer_string(r->w, kpath) : 0;
 
 	if (id)
-		dc_hashtab_put(r->kfiles, file, 0, id);
+		dc_hashtab_put(r->kfiles, file, inode, id);
 	else
-		dc_hashtab_del(r->kfiles, file, 0);
+		dc_hashtab_del(r->kfiles, file, inode);
 }
 
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
@@ -220,9 +221,9 @@ static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 	 * path, or none. */
 	if (m->file && (e->flags & DC_EV_PATHARG) &&
 	    (((e->flags & DC_EV_FD) && e->ret == e->fd) || (e->flags & DC_EV_NEW_HANDLE)))
-		name_kernel_file(r, m->file, kpath);
+		name_kernel_file(r, m->file, m->inode, kpath);
 	if (m->file)
-		e->path = kernel_file(r, m->file);
+		e->path = kernel_file(r, m->file, m->inode);
 	if (!e->path && name) {
 		if (m->parent && has_handle && (e->flags & DC_EV_NEW_HANDLE))
 			e->path = name_inside(r, e->pid, m->parent, m->handle, name);
@@ -248,7 +249,7 @@ static int handle_file(struct dc_recorder *r, const struct dc_msg_file *msg, siz
 		memcpy(path, msg->path, msg->path_len);
 		path[msg->path_len - 1] = 0;
 	}
-	name_kernel_file(r, msg->file, msg->path_len ? path : NULL);
+	name_kernel_file(r, msg->file, msg->inode, msg->path_len ? path : NULL);
 	return 0;
 }
 

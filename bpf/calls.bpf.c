@@ -67,8 +67,9 @@ int BPF_KPROBE(dc_call_entry)
 	if (f->cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, f->cookie);
 	f->file = dc_entry_file(f->cookie, f->args);
+	f->inode = f->file ? dc_file_inode(f->file) : 0;
 	f->ts = dc_now();
-	if (dc_file_untold(f->file, &st->told))
+	if (dc_file_untold(f->file, f->inode, &st->told))
 		dc_ask_namer(ctx, &dc_call_namers, DC_NAMER_ENTRY, DC_NAME_TELL, f->file, 0, d);
 	return 0;
 }
@@ -96,7 +97,7 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 		return 0;
 	if (cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, cookie) - f->args[DC_FRAME_NESTED];
-	dc_finish(ctx, &dc_call_namers, &st->told, id, cookie, f->ts, f->args, ret, d, 0, f->file);
+	dc_finish(ctx, &dc_call_namers, &st->told, id, cookie, f->ts, f->args, ret, d, 0, f->file, f->inode);
 	return 0;
 }
 

@@ -153,6 +153,7 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 	m->kpath_len = 0;
 	m->handle = 0;
 	m->file = 0;
+	m->inode = 0;
 	m->ev.ts = ts;
 	m->ev.dur = now - ts;
 	m->ev.pid = id >> 32;
@@ -272,14 +273,12 @@ static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __
 /* Whether the agent wants file's path told: the first call on a file
  * opened some other way than by a traced open (dup, fork, a descriptor
  * passed over a socket, one open before tracing), or after its entry went
- * from dc_named_files. told: the thread's last file found told, kept. */
-static __always_inline bool dc_file_untold(__u64 file, struct dc_told *told)
+ * from dc_named_files. inode: the file's. told: the thread's last file
+ * found told, kept. */
+static __always_inline bool dc_file_untold(__u64 file, __u64 inode, struct dc_told *told)
 {
-	__u64 inode;
-
 	if (!file)
 		return false;
-	inode = dc_file_inode(file);
 	if (file == told->file && inode == told->inode)
 		return false;
 	if (!dc_file_known(file, inode))
@@ -322,10 +321,10 @@ static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
  * new descriptor names the file behind it. namers: the hook's namers
  * (NULL: none), whose exit slot sends a call that has a file or folder to
  * name; ctx: the program's, for the tail call; told: the thread's
- * (dc_file_untold).
+ * (dc_file_untold); inode: file's, taken with it.
  */
 static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *told, __u64 id, __u64 cookie, __u64 ts, const __u64 *args,
-				      long ret, __u32 depth, __u8 flags, __u64 file)
+				      long ret, __u32 depth, __u8 flags, __u64 file, __u64 inode)
 {
 	__u64 now = dc_now();
 	__u32 rk = dc_retkind(cookie);
@@ -351,6 +350,8 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		file = dc_stream_file(ret);
 		opened = file != 0;
 	}
+	if (opened)
+		inode = dc_file_inode(file);
 #ifdef DC_BENCH_WITHOUT_RING
 	/* A benchmark build: the record made in this CPU's scratch and
 	 * dropped, so that only its transport is left out of the cost. */
@@ -379,6 +380,7 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		}
 		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
 		m->file = file;
+		m->inode = inode;
 		bpf_ringbuf_submit(m, wake);
 		return;
 	}
@@ -391,6 +393,7 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 			return;
 		dc_fill(m, id, cookie, ts, now, args, ret, req, moved, depth, flags);
 		m->file = file;
+		m->inode = inode;
 		if (dc_slot(cookie, DC_SLOT_PATH)) {
 			m->ev.flags |= DC_EV_PATHARG;
 			n = bpf_probe_read_user_str(m->path, DC_PATH_MAX,
@@ -409,7 +412,8 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 			 * the dirfd's own file, told before the call. */
 			if (n <= 1 && !file && has_dirfd) {
 				m->file = dc_fd_file(dirfd);
-				if (told && dc_file_untold(m->file, told))
+				m->inode = m->file ? dc_file_inode(m->file) : 0;
+				if (told && dc_file_untold(m->file, m->inode, told))
 					dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_TELL, m->file, 0, 0);
 			} else if (opened) {
 				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, 0, 0);

@@ -93,9 +93,19 @@ static __always_inline __u64 dc_fd_file(long fd)
 	return file;
 }
 
+/*
+ * What tells a file from a later one at the same address: its inode's
+ * address and number, mixed. The address alone does not: a pipe's or a
+ * socket's inode is freed with it, and the next pipe's often takes both
+ * the struct file's and the inode's place (seen under bash's pipelines);
+ * its number is new. The number alone does not either, across file
+ * systems.
+ */
 static __always_inline __u64 dc_file_inode(__u64 file)
 {
-	return (__u64)BPF_CORE_READ((struct file *)file, f_inode);
+	struct inode *inode = BPF_CORE_READ((struct file *)file, f_inode);
+
+	return (__u64)inode ^ (BPF_CORE_READ(inode, i_ino) * 0x9E3779B97F4A7C15ull);
 }
 
 /* Whether the agent has the path of file, whose inode is inode. */

@@ -66,7 +66,7 @@ static __always_inline int kfunc_exit(__u64 cookie, long ret)
 	if (st->frames[d].cookie != cookie)
 		return 0;
 	st->depth = d;
-	dc_finish(NULL, NULL, NULL, id, cookie, st->frames[d].ts, zero, ret, d, 0, 0);
+	dc_finish(NULL, NULL, NULL, id, cookie, st->frames[d].ts, zero, ret, d, 0, 0, 0);
 	return 0;
 }
 

@@ -34,6 +34,7 @@ static __always_inline void dc_file_send(__u64 file, int off)
 		return;
 	m->type = DC_MSG_FILE;
 	m->file = file;
+	m->inode = dc_file_inode(file);
 	m->ts = dc_now();
 	m->path_len = dc_path_copy(off, m->path);
 	size = DC_MSG_FILE_BASE + m->path_len;
@@ -43,7 +44,7 @@ static __always_inline void dc_file_send(__u64 file, int off)
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	dc_file_note(file, dc_file_inode(file));
+	dc_file_note(file, m->inode);
 }
 
 /* A call's entry namer: tells the file of its descriptor. */

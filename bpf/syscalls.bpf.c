@@ -73,8 +73,9 @@ static __always_inline int sys_enter(void *ctx, struct pt_regs *regs, long nr, b
 		f->args[5] = BPF_CORE_READ(regs, r9);
 	}
 	f->file = dc_entry_file(f->cookie, f->args);
+	f->inode = f->file ? dc_file_inode(f->file) : 0;
 	f->ts = dc_now();
-	if (dc_file_untold(f->file, &f->told))
+	if (dc_file_untold(f->file, f->inode, &f->told))
 		dc_ask_namer(ctx, typed ? (void *)&dc_sys_enter_namer : (void *)&dc_sys_raw_namers, DC_NAMER_ENTRY,
 			     DC_NAME_TELL, f->file, 0, 0);
 	return 0;
@@ -100,7 +101,7 @@ static __always_inline int sys_exit(void *ctx, long ret, bool typed)
 			f->moved[0] += ret;
 	}
 	dc_finish(ctx, typed ? (void *)&dc_sys_exit_namer : (void *)&dc_sys_raw_namers, &f->told, id, f->cookie & ~DC_COOKIE_ON,
-		  ts, f->args, ret, 0, DC_EV_SYSCALL, f->file);
+		  ts, f->args, ret, 0, DC_EV_SYSCALL, f->file, f->inode);
 	return 0;
 }
 

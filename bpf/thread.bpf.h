@@ -31,11 +31,13 @@ struct dc_told {
 };
 
 /* One user-level call open on a thread. file: the struct file its
- * descriptor named at entry (files.bpf.h), 0 for none. */
+ * descriptor named at entry (files.bpf.h), 0 for none; inode: that file's
+ * inode, which tells it from a later file at the same address. */
 struct dc_frame {
 	__u64 ts;
 	__u64 cookie;
 	__u64 file;
+	__u64 inode;
 	__u64 args[DC_FRAME_ARGS];
 };
 
@@ -57,6 +59,7 @@ struct dc_sysframe {
 	__u64 ts;
 	__u64 cookie;
 	__u64 file;
+	__u64 inode;
 	__u64 args[DC_FRAME_ARGS];
 	__u64 moved[2];
 	struct dc_told told;

@@ -233,9 +233,12 @@ struct dc_msg_call {
 	__u16 kpath_len;
 	__u64 handle;
 	__u64 parent; /* DC_SLOT_PARENT's handle, 0 for none */
-	/* The kernel's struct file the call's descriptor named, as a key the
-	 * agent keeps names by (never written out); 0 for none. */
+	/* The kernel's struct file the call's descriptor named, and its inode:
+	 * the key the agent keeps names by (never written out; the inode
+	 * tells a file from a later one at the same address, which a message
+	 * from another CPU may name first); 0 for none. */
 	__u64 file;
+	__u64 inode;
 	struct dc_event ev;
 	char path[2 * DC_PATH_MAX];
 };
@@ -250,6 +253,7 @@ struct dc_msg_file {
 	__u32 type;
 	__u32 path_len; /* bytes of path[], with the NUL */
 	__u64 file;
+	__u64 inode;
 	__u64 ts;
 	char path[DC_PATH_MAX];
 };
