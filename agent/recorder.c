@@ -34,9 +34,11 @@
  */
 struct dc_recorder {
 	struct dc_writer *w;
-	/* (struct file, 0) -> the path string id its path was sent as. Files
-	 * come and go at addresses the kernel reuses: the table holds at most
-	 * one entry per address that ever held a traced file. */
+	/* (struct file, KFILE_NOW or KFILE_BEFORE) -> the low half of the
+	 * file's identity (its inode's, from the BPF side) << 32 | the path
+	 * string id it was sent as: the file now at that address, and the one
+	 * before it, whose last call (its close) may come after the next
+	 * file's name from another CPU. At most two entries an address. */
 	struct dc_hashtab *kfiles;
 	struct dc_hashtab *files;     /* (pid key, handle) -> path string id (0 for none) | KNOWN | CLOSED */
 	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
@@ -179,26 +181,36 @@ static __u32 absolute_name(struct dc_recorder *r, const char *name, const char *
 	return dc_writer_string(r->w, name);
 }
 
+#define KFILE_NOW 0
+#define KFILE_BEFORE 1
+#define KFILE(inode, id) ((uint64_t)(uint32_t)(inode) << 32 | (id))
+
 /* The path of the kernel's file a descriptor named (its struct file and
- * inode): the one an open or a DC_MSG_FILE gave last; 0 where the kernel
- * had none to give. */
+ * identity): the one an open or a DC_MSG_FILE gave last; 0 where the
+ * kernel had none to give. */
 static __u32 kernel_file(struct dc_recorder *r, __u64 file, __u64 inode)
 {
-	uint64_t id = 0;
+	uint64_t v;
 
-	dc_hashtab_get(r->kfiles, file, inode, &id);
-	return id;
+	for (uint64_t when = KFILE_NOW; when <= KFILE_BEFORE; when++)
+		if (dc_hashtab_get(r->kfiles, file, when, &v) && v >> 32 == (uint32_t)inode)
+			return PATH_OF(v);
+	return 0;
 }
 
-/* What the kernel names a file now (0: nothing), for the calls on it. */
+/* What the kernel names a file now (0: nothing), for the calls on it;
+ * another file's name at the address is kept as the one before. */
 static void name_kernel_file(struct dc_recorder *r, __u64 file, __u64 inode, const char *kpath)
 {
 	__u32 id = kpath ? dc_writer_string(r->w, kpath) : 0;
+	uint64_t v;
 
+	if (dc_hashtab_get(r->kfiles, file, KFILE_NOW, &v) && v >> 32 != (uint32_t)inode)
+		dc_hashtab_put(r->kfiles, file, KFILE_BEFORE, v);
 	if (id)
-		dc_hashtab_put(r->kfiles, file, inode, id);
+		dc_hashtab_put(r->kfiles, file, KFILE_NOW, KFILE(inode, id));
 	else
-		dc_hashtab_del(r->kfiles, file, inode);
+		dc_hashtab_del(r->kfiles, file, KFILE_NOW);
 }
 
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
