@@ -41,62 +41,17 @@ static __always_inline __u64 dc_item_size(__u64 cookie, const __u64 *args)
 	return size;
 }
 
-/* A system call's iovec array, read whole (a helper call) and summed.
- * The sum and the place reached live here, not in registers: read back,
- * they are any numbers to the verifier, so the states after each turn are
- * alike and what follows the loop is checked once, not once per turn. */
-struct dc_iovs {
-	__u64 sum;
-	__u32 i, n;
-	__u64 w[2 * DC_IOV_MAX]; /* iov_base, iov_len, ... */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dc_iovs);
-} dc_iov_scratch SEC(".maps") __weak;
-
-/* The bytes the n entries of the iovec array at iov ask for; 0 where the
- * array cannot be read, or past DC_IOV_MAX entries (the kernel refuses
- * the call then). */
-static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
-{
-	struct dc_iovs *b;
-	__u32 zero = 0;
-
-	b = bpf_map_lookup_elem(&dc_iov_scratch, &zero);
-	if (!b || n == 0 || n > DC_IOV_MAX)
-		return 0;
-	n = DC_MASKED(n - 1, DC_IOV_MAX - 1) + 1;
-	if (bpf_probe_read_user(b->w, n * 16, (const void *)iov))
-		return 0;
-	b->sum = 0;
-	b->i = 0;
-	b->n = n;
-	for (int k = 0; k < DC_IOV_MAX; k++) {
-		__u32 i = b->i;
-
-		if (i >= b->n)
-			break;
-		b->sum += b->w[DC_MASKED(2 * i + 1, 2 * DC_IOV_MAX - 1)];
-		b->i = i + 1;
-	}
-	return b->sum;
-}
-
 /* The bytes a call asks for. An iovec array's (DC_SLOT_IOV) are summed by
- * the exit namer (namers.bpf.h): the sum's 1,024 turns, in an exit
- * program, were checked once for each way into it (past a million
+ * the exit namer (namers.bpf.h: dc_iov_bytes): the sum's 1,024 turns, in
+ * an exit program, were checked once for each way into it (past a million
  * instructions on raw tracepoints). */
 static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
 {
-	__u64 n = dc_arg(cookie, args, DC_SLOT_BYTES);
+	__u64 n;
 
 	if (dc_slot(cookie, DC_SLOT_IOV))
 		return 0;
-
+	n = dc_arg(cookie, args, DC_SLOT_BYTES);
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
 	return n * dc_item_size(cookie, args);
@@ -142,18 +97,26 @@ static __always_inline void dc_profile_add(__u32 tgid, __u64 cookie, __u64 dur, 
 	v->bytes += bytes;
 }
 
+/* A call message's head, before its event: no names, handle or file yet.
+ * Ring-buffer memory comes as the last records left it. */
+static __always_inline void dc_msg_head(struct dc_msg_call *m)
+{
+	m->type = DC_MSG_CALL;
+	m->path_len = 0;
+	m->kpath_len = 0;
+	m->handle = 0;
+	m->parent = 0;
+	m->file = 0;
+	m->inode = 0;
+}
+
 static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cookie,
 				    __u64 ts, __u64 now, const __u64 *args, long ret,
 				    __u64 req, __u64 moved, __u32 depth, __u8 flags)
 {
 	__u32 rk = dc_retkind(cookie);
 
-	m->type = DC_MSG_CALL;
-	m->path_len = 0;
-	m->kpath_len = 0;
-	m->handle = 0;
-	m->file = 0;
-	m->inode = 0;
+	dc_msg_head(m);
 	m->ev.ts = ts;
 	m->ev.dur = now - ts;
 	m->ev.pid = id >> 32;
@@ -239,6 +202,7 @@ enum dc_name_job {
 };
 struct dc_naming {
 	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED; DC_NAME_IOV: the array */
+	__u64 inode; /* DC_NAME_TELL, DC_NAME_OPENED: file's identity (dc_file_inode) */
 	__s64 dirfd; /* DC_NAME_FOLDER: the folder's descriptor, or DC_AT_FDCWD;
 		      * DC_NAME_IOV: the number of its entries */
 	__u32 job;
@@ -254,8 +218,8 @@ struct {
 
 /* Hands a job to slot of namers; returns only if the tail call did not
  * happen (the caller then goes on without the name). */
-static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __u32 job, __u64 file, long dirfd,
-					 __u32 depth)
+static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __u32 job, __u64 file, __u64 inode,
+					 long dirfd, __u32 depth)
 {
 	struct dc_naming *nm;
 	__u32 zero = 0;
@@ -265,6 +229,7 @@ static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __
 		return;
 	nm->job = job;
 	nm->file = file;
+	nm->inode = inode;
 	nm->dirfd = dirfd;
 	nm->depth = depth;
 	bpf_tail_call(ctx, namers, slot);
@@ -414,13 +379,13 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 				m->file = dc_fd_file(dirfd);
 				m->inode = m->file ? dc_file_inode(m->file) : 0;
 				if (told && dc_file_untold(m->file, m->inode, told))
-					dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_TELL, m->file, 0, 0);
+					dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_TELL, m->file, m->inode, 0, 0);
 			} else if (opened) {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, 0, 0);
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, m->inode, 0, 0);
 			} else if (n > 1 && m->path[0] != '/') {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_FOLDER, 0, dirfd, 0);
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_FOLDER, 0, 0, dirfd, 0);
 			} else if (dc_slot(cookie, DC_SLOT_IOV)) {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_IOV, dc_arg(cookie, args, DC_SLOT_IOV),
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_IOV, dc_arg(cookie, args, DC_SLOT_IOV), 0,
 					     dc_arg(cookie, args, DC_SLOT_BYTES), 0);
 			}
 		}
@@ -454,10 +419,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	m->type = DC_MSG_CALL;
-	m->path_len = 0;
-	m->handle = 0;
-	m->parent = 0;
+	dc_msg_head(m);
 	m->ev = (struct dc_event){
 		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
 		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,

@@ -13,6 +13,51 @@
 
 #include "emit.bpf.h"
 
+/* A system call's iovec array, read whole (a helper call) and summed.
+ * The sum and the place reached live here, not in registers: read back,
+ * they are any numbers to the verifier, so the states after each turn are
+ * alike and what follows the loop is checked once, not once per turn. */
+struct dc_iovs {
+	__u64 sum;
+	__u32 i, n;
+	__u64 w[2 * DC_IOV_MAX]; /* iov_base, iov_len, ... */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_iovs);
+} dc_iov_scratch SEC(".maps") __weak;
+
+/* The bytes the n entries of the iovec array at iov ask for; 0 where the
+ * array cannot be read, or past DC_IOV_MAX entries (the kernel refuses
+ * the call then). */
+static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
+{
+	struct dc_iovs *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&dc_iov_scratch, &zero);
+	if (!b || n == 0 || n > DC_IOV_MAX)
+		return 0;
+	n = DC_MASKED(n - 1, DC_IOV_MAX - 1) + 1;
+	if (bpf_probe_read_user(b->w, n * 16, (const void *)iov))
+		return 0;
+	b->sum = 0;
+	b->i = 0;
+	b->n = n;
+	for (int k = 0; k < DC_IOV_MAX; k++) {
+		__u32 i = b->i;
+
+		if (i >= b->n)
+			break;
+		b->sum += b->w[DC_MASKED(2 * i + 1, 2 * DC_IOV_MAX - 1)];
+		b->i = i + 1;
+	}
+	return b->sum;
+}
+
 static __always_inline struct dc_naming *dc_naming_job(void)
 {
 	__u32 zero = 0;
@@ -20,9 +65,9 @@ static __always_inline struct dc_naming *dc_naming_job(void)
 	return bpf_map_lookup_elem(&dc_naming_scratch, &zero);
 }
 
-/* Sends file's path, which dc_path_walk left at off (none for -1), and
- * notes that the agent has it. */
-static __always_inline void dc_file_send(__u64 file, int off)
+/* Sends the path of file (identity inode), which dc_path_walk left at off
+ * (none for -1), and notes that the agent has it. */
+static __always_inline void dc_file_send(__u64 file, __u64 inode, int off)
 {
 	struct dc_msg_file *m;
 	__u32 zero = 0, size;
@@ -34,7 +79,7 @@ static __always_inline void dc_file_send(__u64 file, int off)
 		return;
 	m->type = DC_MSG_FILE;
 	m->file = file;
-	m->inode = dc_file_inode(file);
+	m->inode = inode;
 	m->ts = dc_now();
 	m->path_len = dc_path_copy(off, m->path);
 	size = DC_MSG_FILE_BASE + m->path_len;
@@ -51,7 +96,7 @@ static __always_inline void dc_file_send(__u64 file, int off)
 static __always_inline void dc_namer_entry(struct dc_naming *nm)
 {
 	if (nm->job == DC_NAME_TELL)
-		dc_file_send(nm->file, dc_file_walk(nm->file, false, 0));
+		dc_file_send(nm->file, nm->inode, dc_file_walk(nm->file, false, 0));
 }
 
 /* A call's exit namer: the call made in dc_path_scratch, sent with the
@@ -80,13 +125,13 @@ static __always_inline void dc_namer_exit(void)
 	}
 	off = dc_file_walk(nm->file, nm->job == DC_NAME_FOLDER, nm->dirfd);
 	if (nm->job == DC_NAME_TELL) {
-		dc_file_send(nm->file, off);
+		dc_file_send(nm->file, nm->inode, off);
 	} else {
 		m->kpath_len = dc_path_copy(off, m->path + n);
 		/* The agent keeps the new file's path whatever came: none
 		 * resets what it had for the file. */
 		if (nm->job == DC_NAME_OPENED)
-			dc_file_note(nm->file, dc_file_inode(nm->file));
+			dc_file_note(nm->file, nm->inode);
 	}
 	dc_send_call(ring, m);
 }

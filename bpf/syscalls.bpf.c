@@ -77,7 +77,7 @@ static __always_inline int sys_enter(void *ctx, struct pt_regs *regs, long nr, b
 	f->ts = dc_now();
 	if (dc_file_untold(f->file, f->inode, &f->told))
 		dc_ask_namer(ctx, typed ? (void *)&dc_sys_enter_namer : (void *)&dc_sys_raw_namers, DC_NAMER_ENTRY,
-			     DC_NAME_TELL, f->file, 0, 0);
+			     DC_NAME_TELL, f->file, f->inode, 0, 0);
 	return 0;
 }
 
