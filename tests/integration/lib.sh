@@ -122,7 +122,7 @@ write_only_set() {
 # (another agent on the node has maps of the same name).
 map_entries() {
 	local id
-	for id in $(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$2"/fdinfo/* 2>/dev/null | sort -u); do
+	for id in $(bpf_ids map "$2"); do
 		if bpftool -j map show id "$id" | grep -q "\"name\":\"$1\""; then
 			bpftool -j map dump id "$id" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'
 			return
