@@ -79,13 +79,22 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* Keeps the file whole on a failed write: cut back to the last whole chunk. */
+/*
+ * Keeps the file whole on a failed write: cut back to the last whole chunk.
+ * Nothing is written after a failure, so the file is let go at once: a
+ * process forked later (the agent's detaching child) must not keep a full
+ * file system busy.
+ */
 static int fail(struct dc_writer *w, int err)
 {
 	if (!w->err) {
 		w->err = err;
-		if (ftruncate(w->fd, w->good_off) == 0)
-			lseek(w->fd, w->good_off, SEEK_SET);
+		/* Should the cut fail, the file ends in a torn chunk, which readers skip. */
+		int cut = ftruncate(w->fd, w->good_off);
+
+		(void)cut;
+		close(w->fd);
+		w->fd = -1;
 	}
 	errno = w->err;
 	return -1;
@@ -349,7 +358,8 @@ int dc_writer_close(struct dc_writer *w, unsigned long long *events)
 	err = w->err;
 	if (events)
 		*events = w->events;
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
 	for (unsigned i = 0; i < DC_CHUNK_TYPE_MAX; i++)
 		free(w->bufs[i].data);
 	free(w->packed);
