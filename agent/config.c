@@ -119,7 +119,7 @@ static const char *const slot_keys[DC_NR_SLOTS] = {
 	[DC_SLOT_PATH] = "path", [DC_SLOT_FD] = "fd", [DC_SLOT_HANDLE] = "handle",
 	[DC_SLOT_BYTES] = "bytes", [DC_SLOT_MUL] = "count", [DC_SLOT_OFFSET] = "offset",
 	[DC_SLOT_DTYPE] = "datatype", [DC_SLOT_HANDLE_OUT] = "handle_out", [DC_SLOT_PARENT] = "parent",
-	[DC_SLOT_DIRFD] = "dirfd", [DC_SLOT_IOV] = "iov",
+	[DC_SLOT_DIRFD] = "dirfd", [DC_SLOT_IOV] = "iov", [DC_SLOT_FD2] = "fd2", [DC_SLOT_PATH2] = "path2",
 };
 
 static const char *const ret_kinds[] = {
@@ -348,6 +348,11 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 				       fn->name);
 		if (iov && !DC_COOKIE_SLOT(fn->argbits, DC_SLOT_BYTES))
 			return fail_at(c, root, "function '%s': iov: needs bytes: (the number of its entries)", fn->name);
+		if (DC_COOKIE_SLOT(fn->argbits, DC_SLOT_PATH2) && !DC_COOKIE_SLOT(fn->argbits, DC_SLOT_PATH))
+			return fail_at(c, root, "function '%s': path2: is a second name: give path: too", fn->name);
+		if (DC_COOKIE_SLOT(fn->argbits, DC_SLOT_PATH2) == 1 && DC_COOKIE_SLOT(fn->argbits, DC_SLOT_DIRFD))
+			return fail_at(c, root, "function '%s': with dirfd:, path2:'s folder is the argument before it: "
+						"path2: 1 has none", fn->name);
 	}
 	if (!set->category && !(set->category = strdup(set->kind == DC_SET_SYSCALLS ? "syscall" : set->name)))
 		return fail_at(c, root, "out of memory");

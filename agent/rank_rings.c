@@ -166,9 +166,13 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	/* A dataset or group is named inside the file or group it is in. */
 	m->parent = dc_wrapper_shapes[rec->func] == DC_HDF5_SHAPE_OBJ_NEW ? rec->parent : 0;
 	m->path_len = rec->path_len;
+	m->path2_len = 0;
 	m->kpath_len = 0;
+	m->kpath2_len = 0;
 	m->file = 0;
 	m->inode = 0;
+	m->file2 = 0;
+	m->inode2 = 0;
 	memset(e, 0, sizeof(*e));
 	e->ts = rec->ts;
 	e->dur = rec->dur;
@@ -185,6 +189,7 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	e->req = rec->req;
 	e->bytes = rec->bytes;
 	e->fd = -1;
+	e->fd2 = -1;
 	dc_recorder_call(rr->rec, m);
 }
 

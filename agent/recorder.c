@@ -213,27 +213,47 @@ static void name_kernel_file(struct dc_recorder *r, __u64 file, __u64 inode, con
 		dc_hashtab_del(r->kfiles, file, KFILE_NOW);
 }
 
+/* The next len bytes at *p as a string (NULL for none), made whole. */
+static const char *take_name(char **p, __u16 len)
+{
+	char *name = *p;
+
+	if (!len)
+		return NULL;
+	name[len - 1] = 0;
+	*p += len;
+	return name;
+}
+
 static void resolve_path(struct dc_recorder *r, struct dc_msg_call *m)
 {
 	struct dc_event *e = &m->ev;
 	bool has_handle = e->flags & DC_EV_HANDLE && m->handle;
-	const char *name = NULL, *kpath = NULL;
+	const char *name = NULL, *name2 = NULL, *kpath = NULL, *kpath2 = NULL;
+	char *p = m->path;
 	uint64_t id;
 
 	e->path = 0;
-	if (m->path_len) {
-		m->path[m->path_len - 1] = 0;
-		name = m->path;
-	}
-	if (m->kpath_len) {
-		m->path[m->path_len + m->kpath_len - 1] = 0;
-		kpath = m->path + m->path_len;
-	}
+	e->path2 = m->file2 ? kernel_file(r, m->file2, m->inode2) : 0;
+	/* The names in path[], in order, each cut at its last byte. */
+	name = take_name(&p, m->path_len);
+	name2 = take_name(&p, m->path2_len);
+	kpath = take_name(&p, m->kpath_len);
+	kpath2 = take_name(&p, m->kpath2_len);
+	/* A second name (rename's new one): in the first relative name's
+	 * folder when it has no other. */
+	if (name2)
+		e->path2 = absolute_name(r, name2, name && name[0] != '/' && kpath2 ? kpath2 : kpath);
 	/* A new descriptor (an open) or stream (fopen) comes with its file's
 	 * path, or none. */
 	if (m->file && (e->flags & DC_EV_PATHARG) &&
-	    (((e->flags & DC_EV_FD) && e->ret == e->fd) || (e->flags & DC_EV_NEW_HANDLE)))
+	    (((e->flags & DC_EV_FD) && e->ret == e->fd) || (e->flags & DC_EV_NEW_HANDLE))) {
 		name_kernel_file(r, m->file, m->inode, kpath);
+		/* ...and keeps the name the program gave, where the kernel's
+		 * is another (a relative name, a symbolic link). */
+		if (name && kpath && strcmp(name, kpath) != 0)
+			e->path2 = dc_writer_string(r->w, name);
+	}
 	if (m->file)
 		e->path = kernel_file(r, m->file, m->inode);
 	if (!e->path && name) {
@@ -265,22 +285,28 @@ static int handle_file(struct dc_recorder *r, const struct dc_msg_file *msg, siz
 	return 0;
 }
 
+/* Each name a whole path at most: path[] holds them all. */
+static bool names_fit(const struct dc_msg_call *m)
+{
+	return m->path_len <= DC_PATH_MAX && m->path2_len <= DC_PATH_MAX && m->kpath_len <= DC_PATH_MAX &&
+	       m->kpath2_len <= DC_PATH_MAX;
+}
+
 static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, size_t len)
 {
 	struct dc_msg_call m;
 
-	if (len < DC_MSG_CALL_BASE || msg->path_len > DC_PATH_MAX || msg->kpath_len > DC_PATH_MAX ||
-	    len < DC_MSG_CALL_SIZE(msg->path_len, msg->kpath_len))
+	if (len < DC_MSG_CALL_BASE || !names_fit(msg) || len < DC_MSG_CALL_SIZE(msg))
 		return 0;
 	/* The ring buffer is mapped read-only: work on a copy. */
-	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg->path_len, msg->kpath_len));
+	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg));
 	resolve_path(r, &m);
 	return dc_writer_event(r->w, &m.ev);
 }
 
 int dc_recorder_call(struct dc_recorder *r, struct dc_msg_call *m)
 {
-	if (m->path_len > DC_PATH_MAX || m->kpath_len > DC_PATH_MAX)
+	if (!names_fit(m))
 		return 0;
 	resolve_path(r, m);
 	return dc_writer_event(r->w, &m->ev);

@@ -70,7 +70,7 @@ int BPF_KPROBE(dc_call_entry)
 	f->inode = f->file ? dc_file_inode(f->file) : 0;
 	f->ts = dc_now();
 	if (dc_file_untold(f->file, f->inode, &st->told))
-		dc_ask_namer(ctx, &dc_call_namers, DC_NAMER_ENTRY, DC_NAME_TELL, f->file, f->inode, 0, d);
+		dc_ask_namer(ctx, &dc_call_namers, DC_NAMER_ENTRY, DC_NAME_TELL, f->file, f->inode, 0, DC_NO_FOLDER, d);
 	return 0;
 }
 
@@ -127,7 +127,7 @@ int BPF_KPROBE(dc_name_call_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_name_call_exit)
 {
-	dc_namer_exit();
+	dc_namer_exit(ctx, &dc_call_namers);
 	return 0;
 }
 

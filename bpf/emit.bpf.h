@@ -10,6 +10,12 @@
 #include "files.bpf.h"
 #include "thread.bpf.h"
 
+/* The slots whose calls take the way with names (and a namer). */
+#define DC_SLOT_BITS_OF(s) (DC_SLOT_MASK << DC_SLOT_SHIFT(s))
+#define DC_SLOTS_NAMED                                                                             \
+	(DC_SLOT_BITS_OF(DC_SLOT_PATH) | DC_SLOT_BITS_OF(DC_SLOT_IOV) | DC_SLOT_BITS_OF(DC_SLOT_FD2) |       \
+	 DC_SLOT_BITS_OF(DC_SLOT_PATH2))
+
 static __always_inline __u32 dc_slot(__u64 cookie, int slot)
 {
 	return DC_COOKIE_SLOT(cookie, slot);
@@ -104,10 +110,14 @@ static __always_inline void dc_msg_head(struct dc_msg_call *m)
 	m->type = DC_MSG_CALL;
 	m->path_len = 0;
 	m->kpath_len = 0;
+	m->path2_len = 0;
+	m->kpath2_len = 0;
 	m->handle = 0;
 	m->parent = 0;
 	m->file = 0;
 	m->inode = 0;
+	m->file2 = 0;
+	m->inode2 = 0;
 }
 
 static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cookie,
@@ -130,6 +140,8 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 	m->ev.offset = 0;
 	m->ev.fd = -1;
 	m->ev.path = 0;
+	m->ev.fd2 = -1; /* set by the namer (DC_NAME_FD2) */
+	m->ev.path2 = 0;
 	if (dc_slot(cookie, DC_SLOT_FD)) {
 		m->ev.fd = (__s32)dc_arg(cookie, args, DC_SLOT_FD);
 		flags |= DC_EV_FD;
@@ -179,7 +191,7 @@ static __always_inline __u64 dc_wakeup(void *ring, __u64 size)
 /* Sends a call made in this CPU's dc_path_scratch, with its names. */
 static __always_inline void dc_send_call(void *ring, struct dc_msg_call *m)
 {
-	__u32 size = DC_MSG_CALL_BASE + m->path_len + m->kpath_len;
+	__u32 size = DC_MSG_CALL_SIZE(m);
 
 	if (size > sizeof(*m))
 		return;
@@ -198,13 +210,22 @@ enum dc_name_job {
 	DC_NAME_TELL = 1, /* send file's path at a call's entry (DC_MSG_FILE) */
 	DC_NAME_OPENED,	  /* a new descriptor's file: its path after the call's name */
 	DC_NAME_FOLDER,	  /* the folder a relative name is in, after the name */
+	DC_NAME_SECOND,	  /* a second name (DC_SLOT_PATH2), then the folders */
+	DC_NAME_FOLDER2,  /* then the second name's folder, when it is another */
 	DC_NAME_IOV,	  /* not a name: the bytes an iovec array asks for */
+	DC_NAME_FD2,	  /* the file data came from (DC_SLOT_FD2), told if new */
 };
+/* No folder to walk: not a descriptor (an int) nor DC_AT_FDCWD. */
+#define DC_NO_FOLDER (-(1ll << 40))
 struct dc_naming {
-	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED; DC_NAME_IOV: the array */
+	__u64 file;  /* DC_NAME_TELL, DC_NAME_OPENED; DC_NAME_IOV: the array;
+		      * DC_NAME_SECOND: the name, in the process */
 	__u64 inode; /* DC_NAME_TELL, DC_NAME_OPENED: file's identity (dc_file_inode) */
 	__s64 dirfd; /* DC_NAME_FOLDER: the folder's descriptor, or DC_AT_FDCWD;
-		      * DC_NAME_IOV: the number of its entries */
+		      * DC_NAME_IOV: the number of its entries; DC_NAME_FD2:
+		      * the descriptor */
+	__s64 dirfd2; /* DC_NAME_SECOND: the second name's folder, walked in
+		       * a second turn (DC_NAME_FOLDER2) when it is another */
 	__u32 job;
 	__u32 depth; /* at a user call's entry: its frame on the thread's stack */
 };
@@ -219,7 +240,7 @@ struct {
 /* Hands a job to slot of namers; returns only if the tail call did not
  * happen (the caller then goes on without the name). */
 static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __u32 job, __u64 file, __u64 inode,
-					 long dirfd, __u32 depth)
+					 long dirfd, long dirfd2, __u32 depth)
 {
 	struct dc_naming *nm;
 	__u32 zero = 0;
@@ -231,6 +252,7 @@ static __always_inline void dc_ask_namer(void *ctx, void *namers, __u32 slot, __
 	nm->file = file;
 	nm->inode = inode;
 	nm->dirfd = dirfd;
+	nm->dirfd2 = dirfd2;
 	nm->depth = depth;
 	bpf_tail_call(ctx, namers, slot);
 }
@@ -334,8 +356,10 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	/* Most calls: no name given, no new descriptor, no iovec array. */
-	if (!dc_slot(cookie, DC_SLOT_PATH) && !opened && !(namers && dc_slot(cookie, DC_SLOT_IOV))) {
+	/* Most calls: no name given, no new descriptor, no iovec array, no
+	 * second file (one test of the cookie, so that the verifier follows
+	 * one way into the rest, not one per slot). */
+	if (!(cookie & DC_SLOTS_NAMED) && !opened) {
 		__u64 wake = dc_wakeup(ring, DC_MSG_CALL_BASE);
 
 		m = bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0);
@@ -372,6 +396,11 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 		if (namers) {
 			bool has_dirfd = dc_slot(cookie, DC_SLOT_DIRFD);
 			long dirfd = has_dirfd ? (int)dc_arg(cookie, args, DC_SLOT_DIRFD) : DC_AT_FDCWD;
+			/* The namer's job, handed over at one place (each place
+			 * is a copy the verifier checks). */
+			__u64 what = 0, inode = 0;
+			long fd = 0, fd2 = DC_NO_FOLDER;
+			__u32 job = 0;
 
 			/* An empty name with a dirfd (fstatat's AT_EMPTY_PATH) is
 			 * the dirfd's own file, told before the call. */
@@ -379,15 +408,33 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 				m->file = dc_fd_file(dirfd);
 				m->inode = m->file ? dc_file_inode(m->file) : 0;
 				if (told && dc_file_untold(m->file, m->inode, told))
-					dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_TELL, m->file, m->inode, 0, 0);
+					job = DC_NAME_TELL;
+				what = m->file;
+				inode = m->inode;
 			} else if (opened) {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_OPENED, m->file, m->inode, 0, 0);
+				job = DC_NAME_OPENED;
+				what = m->file;
+				inode = m->inode;
+			} else if (dc_slot(cookie, DC_SLOT_PATH2)) {
+				job = DC_NAME_SECOND;
+				what = dc_arg(cookie, args, DC_SLOT_PATH2);
+				fd = dirfd;
+				/* The second name's folder: the argument before it. */
+				fd2 = has_dirfd ? (int)args[(dc_slot(cookie, DC_SLOT_PATH2) - 2) & (DC_FRAME_ARGS - 1)]
+						: DC_AT_FDCWD;
 			} else if (n > 1 && m->path[0] != '/') {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_FOLDER, 0, 0, dirfd, 0);
+				job = DC_NAME_FOLDER;
+				fd = dirfd;
 			} else if (dc_slot(cookie, DC_SLOT_IOV)) {
-				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, DC_NAME_IOV, dc_arg(cookie, args, DC_SLOT_IOV), 0,
-					     dc_arg(cookie, args, DC_SLOT_BYTES), 0);
+				job = DC_NAME_IOV;
+				what = dc_arg(cookie, args, DC_SLOT_IOV);
+				fd = dc_arg(cookie, args, DC_SLOT_BYTES);
+			} else if (dc_slot(cookie, DC_SLOT_FD2)) {
+				job = DC_NAME_FD2;
+				fd = (int)dc_arg(cookie, args, DC_SLOT_FD2);
 			}
+			if (job)
+				dc_ask_namer(ctx, namers, DC_NAMER_EXIT, job, what, inode, fd, fd2, 0);
 		}
 		/* No namer, or it could not be reached: the name the call gave. */
 		dc_send_call(ring, m);
@@ -423,7 +470,7 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 	m->ev = (struct dc_event){
 		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
 		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
-		.offset = offset, .fd = -1, .flags = DC_EV_KERNEL | DC_EV_OFFSET,
+		.offset = offset, .fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL | DC_EV_OFFSET,
 	};
 	bpf_ringbuf_submit(m, wake);
 }

@@ -58,6 +58,25 @@ static __always_inline __u64 dc_iov_bytes(__u64 iov, __u64 n)
 	return b->sum;
 }
 
+/* Reads a call's second name (DC_SLOT_PATH2, at name in the process)
+ * after its first, whose path_len bytes are in m->path: whether it is a
+ * relative one. */
+static __always_inline bool dc_second_name(struct dc_msg_call *m, __u64 name)
+{
+	__u32 at = m->path_len;
+	long n;
+
+	if (at > DC_PATH_MAX)
+		return false;
+	n = bpf_probe_read_user_str(m->path + at, DC_PATH_MAX, (const void *)name);
+	if (n <= 0)
+		return false;
+	if (n > DC_PATH_MAX)
+		n = DC_PATH_MAX;
+	m->path2_len = n;
+	return n > 1 && m->path[at] != '/';
+}
+
 static __always_inline struct dc_naming *dc_naming_job(void)
 {
 	__u32 zero = 0;
@@ -66,8 +85,9 @@ static __always_inline struct dc_naming *dc_naming_job(void)
 }
 
 /* Sends the path of file (identity inode), which dc_path_walk left at off
- * (none for -1), and notes that the agent has it. */
-static __always_inline void dc_file_send(__u64 file, __u64 inode, int off)
+ * (none for -1), and notes that the agent has it. ts: where the agent's
+ * merge of the rings puts it, before the call that needs it. */
+static __always_inline void dc_file_send(__u64 file, __u64 inode, int off, __u64 ts)
 {
 	struct dc_msg_file *m;
 	__u32 zero = 0, size;
@@ -80,7 +100,7 @@ static __always_inline void dc_file_send(__u64 file, __u64 inode, int off)
 	m->type = DC_MSG_FILE;
 	m->file = file;
 	m->inode = inode;
-	m->ts = dc_now();
+	m->ts = ts;
 	m->path_len = dc_path_copy(off, m->path);
 	size = DC_MSG_FILE_BASE + m->path_len;
 	if (size > sizeof(*m))
@@ -95,15 +115,19 @@ static __always_inline void dc_file_send(__u64 file, __u64 inode, int off)
 /* A call's entry namer: tells the file of its descriptor. */
 static __always_inline void dc_namer_entry(struct dc_naming *nm)
 {
+	/* The call's clock starts again after this (its time is its end's). */
 	if (nm->job == DC_NAME_TELL)
-		dc_file_send(nm->file, nm->inode, dc_file_walk(nm->file, false, 0));
+		dc_file_send(nm->file, nm->inode, dc_file_walk(nm->file, false, 0), dc_now());
 }
 
 /* A call's exit namer: the call made in dc_path_scratch, sent with the
- * path of its new file or of the folder its relative name is in, or after
- * the path of the file an empty name stands for; or with the bytes its
- * iovec array asks for. */
-static __always_inline void dc_namer_exit(void)
+ * path of its new file or of the folder its relative name is in; with its
+ * second name and the folder of the first relative one (and then, in a
+ * second turn of this namer, the second's, when that is another: one walk
+ * a turn, so that the verifier checks one); or after the path of the file
+ * an empty name stands for; or with the bytes its iovec array asks for.
+ * namers: the program array this namer is in, ctx its own. */
+static __always_inline void dc_namer_exit(void *ctx, void *namers)
 {
 	struct dc_naming *nm = dc_naming_job();
 	struct dc_msg_call *m;
@@ -115,23 +139,65 @@ static __always_inline void dc_namer_exit(void)
 	ring = dc_ring();
 	if (!nm || !m || !ring)
 		return;
-	n = m->path_len;
-	if (n > DC_PATH_MAX)
-		return;
 	if (nm->job == DC_NAME_IOV) {
 		m->ev.req = dc_iov_bytes(nm->file, nm->dirfd);
 		dc_send_call(ring, m);
 		return;
 	}
-	off = dc_file_walk(nm->file, nm->job == DC_NAME_FOLDER, nm->dirfd);
+	/* The file data came from: still open at the return, as the call
+	 * held it; told first if the agent has no name for it. */
+	if (nm->job == DC_NAME_FD2) {
+		m->ev.fd2 = nm->dirfd;
+		m->file2 = dc_fd_file(nm->dirfd);
+		m->inode2 = m->file2 ? dc_file_inode(m->file2) : 0;
+		if (!m->file2 || dc_file_known(m->file2, m->inode2)) {
+			dc_send_call(ring, m);
+			return;
+		}
+		nm->job = DC_NAME_TELL;
+		nm->file = m->file2;
+		nm->inode = m->inode2;
+	}
+	if (nm->job == DC_NAME_SECOND) {
+		bool rel = m->path_len > 1 && m->path[0] != '/', rel2 = dc_second_name(m, nm->file);
+
+		if (!rel && !rel2) {
+			dc_send_call(ring, m);
+			return;
+		}
+		/* The first relative name's folder below; the second's in a
+		 * second turn only when it is another. */
+		nm->job = DC_NAME_FOLDER;
+		if (!rel)
+			nm->dirfd = nm->dirfd2;
+		if (!rel || !rel2 || nm->dirfd2 == nm->dirfd)
+			nm->dirfd2 = DC_NO_FOLDER;
+	}
+	/* Where the kernel's name goes: after the names the call gave, and
+	 * in the second turn after the first folder's. */
+	n = m->path_len + m->path2_len;
+	if (nm->job == DC_NAME_FOLDER2)
+		n += m->kpath_len;
+	if (n > 3 * DC_PATH_MAX)
+		return;
+	off = dc_file_walk(nm->file, nm->job == DC_NAME_FOLDER || nm->job == DC_NAME_FOLDER2, nm->dirfd);
 	if (nm->job == DC_NAME_TELL) {
-		dc_file_send(nm->file, nm->inode, off);
+		/* Just before the call's end, its time in the merge. */
+		dc_file_send(nm->file, nm->inode, off, m->ev.ts + m->ev.dur - (m->ev.dur > 0));
+	} else if (nm->job == DC_NAME_FOLDER2) {
+		m->kpath2_len = dc_path_copy(off, m->path + n);
 	} else {
 		m->kpath_len = dc_path_copy(off, m->path + n);
 		/* The agent keeps the new file's path whatever came: none
 		 * resets what it had for the file. */
 		if (nm->job == DC_NAME_OPENED)
 			dc_file_note(nm->file, nm->inode);
+		if (nm->job == DC_NAME_FOLDER && nm->dirfd2 != DC_NO_FOLDER) {
+			nm->job = DC_NAME_FOLDER2;
+			nm->dirfd = nm->dirfd2;
+			nm->dirfd2 = DC_NO_FOLDER;
+			bpf_tail_call(ctx, namers, DC_NAMER_EXIT);
+		}
 	}
 	dc_send_call(ring, m);
 }

@@ -77,7 +77,7 @@ static __always_inline int sys_enter(void *ctx, struct pt_regs *regs, long nr, b
 	f->ts = dc_now();
 	if (dc_file_untold(f->file, f->inode, &f->told))
 		dc_ask_namer(ctx, typed ? (void *)&dc_sys_enter_namer : (void *)&dc_sys_raw_namers, DC_NAMER_ENTRY,
-			     DC_NAME_TELL, f->file, f->inode, 0, 0);
+			     DC_NAME_TELL, f->file, f->inode, 0, DC_NO_FOLDER, 0);
 	return 0;
 }
 
@@ -156,7 +156,7 @@ int BPF_PROG(dc_name_sys_enter)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(dc_name_sys_exit)
 {
-	dc_namer_exit();
+	dc_namer_exit(ctx, &dc_sys_exit_namer);
 	return 0;
 }
 
@@ -169,7 +169,7 @@ int dc_name_sys_enter_raw(void *ctx)
 SEC("raw_tp/sys_exit")
 int dc_name_sys_exit_raw(void *ctx)
 {
-	dc_namer_exit();
+	dc_namer_exit(ctx, &dc_sys_raw_namers);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * dc-dump: prints a node file as text, one record a line, for people and for
- * scripts (fields are key=value; paths come last, as they may hold spaces).
+ * scripts (fields are key=value; paths come last, as they may hold spaces:
+ * the second file's, path2, then path).
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -57,6 +58,8 @@ static void print_event(const struct dc_reader *r, const struct dc_functable *f,
 		printf(" fd=%d", e->fd);
 	if (e->flags & DC_EV_OFFSET)
 		printf(" offset=%lld", (long long)e->offset);
+	if (e->fd2 != -1 || e->path2)
+		printf(" fd2=%d path2=%s", e->fd2, dc_text_view(dc_reader_string(r, e->path2)));
 	printf(" path=%s\n", dc_text_view(dc_reader_string(r, e->path)));
 }
 

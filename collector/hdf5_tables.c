@@ -95,6 +95,8 @@ hid_t dc_h5_event_type(void)
 	DC_H5_COLUMN(t, struct h5_event, bytes, H5T_NATIVE_UINT64);
 	DC_H5_COLUMN(t, struct h5_event, offset, H5T_NATIVE_INT64);
 	DC_H5_COLUMN(t, struct h5_event, path, H5T_NATIVE_UINT32);
+	DC_H5_COLUMN(t, struct h5_event, fd2, H5T_NATIVE_INT32);
+	DC_H5_COLUMN(t, struct h5_event, path2, H5T_NATIVE_UINT32);
 	DC_H5_COLUMN(t, struct h5_event, flags, H5T_NATIVE_UINT8);
 	return t;
 }

@@ -337,6 +337,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		.bytes = e->bytes,
 		.offset = e->flags & DC_EV_OFFSET ? e->offset : -1,
 		.path = global_path(w, n, e->path),
+		.fd2 = e->fd2,
+		.path2 = global_path(w, n, e->path2),
 		.flags = e->flags,
 	};
 	return 0;

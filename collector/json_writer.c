@@ -233,8 +233,17 @@ static void *open_json_gz(const char *path, int fd, const struct dc_job *job, ch
 	return open_writer(path, fd, job, true, err, errlen);
 }
 
+/* ,"KEY":"VALUE" in an event's args, the value escaped already. */
+#define EMIT_KEY(key) ",\"" key "\":\"", sizeof(key) + 4
+static char *string_arg(char *o, const char *key, size_t key_len, const struct escaped *v)
+{
+	o = emit(o, key, key_len);
+	o = emit(o, v->text, v->len);
+	return EMIT(o, "\"");
+}
+
 /* The longest event without its strings: every number at its widest. */
-#define EVENT_MAX (160 + 9 * NUM_MAX)
+#define EVENT_MAX (200 + 10 * NUM_MAX)
 
 static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
 {
@@ -247,9 +256,11 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	const struct escaped *name = f ? node_string(w, n, f->name) : &unknown;
 	const struct escaped *cat = f ? node_string(w, n, f->category) : &no_string;
 	const struct escaped *path = node_string(w, n, e->path);
+	const struct escaped *path2 = node_string(w, n, e->path2);
 	char *o;
 
-	if (!name || !cat || !path || !(o = reserve(&w->o, EVENT_MAX + name->len + cat->len + path->len)))
+	if (!name || !cat || !path || !path2 ||
+	    !(o = reserve(&w->o, EVENT_MAX + name->len + cat->len + path->len + path2->len)))
 		return -1;
 	if (!w->first)
 		o = EMIT(o, ",\n");
@@ -282,11 +293,15 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = EMIT(o, ",\"offset\":");
 		o = fmt_i64(o, e->offset);
 	}
-	if (e->path) {
-		o = EMIT(o, ",\"path\":\"");
-		o = emit(o, path->text, path->len);
-		o = EMIT(o, "\"");
+	if (e->path)
+		o = string_arg(o, EMIT_KEY("path"), path);
+	/* The second file: where a mover's data came from; a rename's new name. */
+	if (e->fd2 != -1) {
+		o = EMIT(o, ",\"fd2\":");
+		o = fmt_i64(o, e->fd2);
 	}
+	if (e->path2)
+		o = string_arg(o, EMIT_KEY("path2"), path2);
 	o = EMIT(o, "}}");
 	w->o.len = o - w->o.buf;
 	return w->o.err ? -1 : 0;

@@ -46,12 +46,14 @@ enum {
  * value. The trace carries the extension's descriptor (an
  * ExtensionDescriptor packet, perfetto_tracks.c), with which
  * trace_processor and the UI show the fields as args io.fd, io.req,
- * io.bytes, io.offset and io.ret; tests/perfetto/datacrumbs_io.proto is the
- * same schema for protoc. The path stays an interned debug annotation.
+ * io.bytes, io.offset, io.ret and io.fd2 (the second file's descriptor);
+ * tests/perfetto/datacrumbs_io.proto is the same schema for protoc. The
+ * paths stay interned debug annotations (path, and path2 for the second
+ * file).
  */
 #define IO_EXTENSION_NUMBER 4300
 enum { TE_IO = IO_EXTENSION_NUMBER };
-#define IO_FIELDS(X) X(fd, 1) X(req, 2) X(bytes, 3) X(offset, 4) X(ret, 5)
+#define IO_FIELDS(X) X(fd, 1) X(req, 2) X(bytes, 3) X(offset, 4) X(ret, 5) X(fd2, 6)
 #define IO_ENUM(name, n) IO_##name = n,
 enum { IO_FIELDS(IO_ENUM) };
 #undef IO_ENUM
@@ -60,7 +62,7 @@ enum { SEQ_CLEARED = 1, SEQ_NEEDS = 2 };
 enum { CLOCK_REALTIME_ID = 1, CLOCK_OURS = 64 };
 enum { UNIT_COUNT = 2 };
 /* Debug annotation names, interned in the first packet (perfetto_tracks.c). */
-enum { AN_PATH = 1 };
+enum { AN_PATH = 1, AN_PATH2 };
 /* Track uuids: 1 the DataCrumbs facts track, then processes, threads and
  * counters as first seen (uuids small, so each costs a byte or two). A
  * node's part (dc-merge --part) numbers from (node + 1) << PART_UUID_SHIFT

@@ -16,7 +16,7 @@
 #include "test_hooks.h"
 
 /* By AN_* value. */
-static const char *const annotation_names[] = { "", "path" };
+static const char *const annotation_names[] = { "", "path", "path2" };
 
 /* Frames w->pkt as one TracePacket of the Trace and writes it. */
 void pf_emit_packet(struct pf_writer *w)

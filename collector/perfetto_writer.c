@@ -212,11 +212,11 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	struct pf_writer *w = wp;
 	const struct dc_func *f = dc_node_func(n, e->func);
 	__u32 nstrings = dc_reader_nstrings(n->r);
-	struct io_field io[5];
+	struct io_field io[6];
 	struct pf_thread *t;
 	struct pf_seq *s;
-	uint64_t track, name, cat = 0, path = 0;
-	unsigned nio = 0, io_len = 0, path_len = 0, te, pkt;
+	uint64_t track, name, cat = 0, path = 0, path2 = 0;
+	unsigned nio = 0, io_len = 0, path_len = 0, path2_len = 0, te, pkt;
 	uint8_t *o;
 
 	if (!(t = pf_thread_track(w, n, e->pid, e->tid, wall_ns))) {
@@ -233,6 +233,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		cat = on_seq(w, s, IID_CAT, node_iid(w, n, f->category, IID_CAT));
 	if (e->path && e->path <= nstrings)
 		path = on_seq(w, s, IID_PATH, node_iid(w, n, e->path, IID_PATH));
+	if (e->path2 && e->path2 <= nstrings)
+		path2 = on_seq(w, s, IID_PATH, node_iid(w, n, e->path2, IID_PATH));
 	/* req and ret only where they differ from bytes: a call that moved
 	 * what it asked for, and returned that, costs two fields less. */
 	if (e->flags & DC_EV_FD)
@@ -244,6 +246,8 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		io[nio++] = (struct io_field){ IO_offset, (uint64_t)e->offset };
 	if (e->ret != (int64_t)e->bytes)
 		io[nio++] = (struct io_field){ IO_ret, (uint64_t)e->ret };
+	if (e->fd2 != -1)
+		io[nio++] = (struct io_field){ IO_fd2, (uint64_t)(int64_t)e->fd2 };
 	if (w->err)
 		return -1;
 	if (w->interned.oom) {
@@ -260,6 +264,10 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	if (path) {
 		path_len = field_size(DA_NAME_IID, AN_PATH) + field_size(DA_STRING_IID, path);
 		te += nested_size(TE_DEBUG, path_len);
+	}
+	if (path2) {
+		path2_len = field_size(DA_NAME_IID, AN_PATH2) + field_size(DA_STRING_IID, path2);
+		te += nested_size(TE_DEBUG, path2_len);
 	}
 	pkt = head_size(s, wall_ns, true) + nested_size(TP_TRACK_EVENT, te);
 	if (w->interned.len)
@@ -285,6 +293,11 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 		o = put_key_len(o, TE_DEBUG, path_len);
 		o = put_field(o, DA_NAME_IID, AN_PATH);
 		o = put_field(o, DA_STRING_IID, path);
+	}
+	if (path2) {
+		o = put_key_len(o, TE_DEBUG, path2_len);
+		o = put_field(o, DA_NAME_IID, AN_PATH2);
+		o = put_field(o, DA_STRING_IID, path2);
 	}
 	w->o.len = (char *)o - w->o.buf;
 	if (dc_slice_ends_push(&s->ends, wall_ns + e->dur, t->index))

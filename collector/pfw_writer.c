@@ -159,13 +159,14 @@ static const struct fn_text *fn_text(struct pfw_writer *w, const struct dc_node 
 }
 
 /* The longest call line without its function's text: every field at its widest. */
-#define LINE_MAX_NUMS (140 + 9 * NUM_MAX)
+#define LINE_MAX_NUMS (180 + 10 * NUM_MAX)
 
 static int write_event(void *wp, const struct dc_node *n, const struct dc_event *e, __u64 wall_ns)
 {
 	struct pfw_writer *w = wp;
 	const struct fn_text *ft = fn_text(w, n, e->func);
 	const char *fh = e->path && e->path <= dc_reader_nstrings(n->r) ? file_hash(w, n, e->path, e->pid) : NULL;
+	const char *fh2 = e->path2 && e->path2 <= dc_reader_nstrings(n->r) ? file_hash(w, n, e->path2, e->pid) : NULL;
 	char *o;
 
 	if (!ft || !(o = reserve(&w->o, LINE_MAX_NUMS + ft->len)))
@@ -200,6 +201,16 @@ static int write_event(void *wp, const struct dc_node *n, const struct dc_event 
 	if (e->flags & DC_EV_OFFSET) {
 		o = EMIT(o, ",\"offset\":");
 		o = fmt_i64(o, e->offset);
+	}
+	/* The second file, where a mover's data came from. */
+	if (e->fd2 != -1) {
+		o = EMIT(o, ",\"fd2\":");
+		o = fmt_i64(o, e->fd2);
+	}
+	if (fh2) {
+		o = EMIT(o, ",\"fhash2\":\"");
+		o = emit(o, fh2, 16);
+		o = EMIT(o, "\"");
 	}
 	o = EMIT(o, "}}\n");
 	w->o.len = o - w->o.buf;

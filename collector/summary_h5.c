@@ -70,7 +70,8 @@ static int take_rows(void *ctx, const void *block, hsize_t count)
 			s->job.last_ns = r->ts + r->dur;
 		s->job.events++;
 		rc = dc_summary_take(s, known ? c->fns[r->function].level : "?", known ? c->fns[r->function].name : "?",
-				     r->path < c->paths->n ? c->paths->v[r->path] : "", r->node, r->rank, r->ts, r->bytes,
+				     r->path < c->paths->n ? c->paths->v[r->path] : "",
+				     r->path2 < c->paths->n ? c->paths->v[r->path2] : "", r->node, r->rank, r->ts, r->bytes,
 				     r->dur, r->flags);
 	}
 	return rc;

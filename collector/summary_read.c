@@ -173,8 +173,8 @@ int dc_summary_add_warning(struct summary *s, const char *host, const char *what
 }
 
 /* One call, whatever file it was read from. */
-int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, int node, int rank,
-		uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags)
+int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, const char *path2,
+		    int node, int rank, uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags)
 {
 	bool base = s->base_level && (strcmp(s->base_level, "syscall") == 0 ? (flags & DC_EV_SYSCALL) != 0
 									   : strcmp(level, s->base_level) == 0);
@@ -193,6 +193,15 @@ int dc_summary_take(struct summary *s, const char *level, const char *name, cons
 	}
 	if (path && *path) {
 		struct file_row *file = file_of(s, level, path);
+
+		if (!file)
+			return -1;
+		add(&file->t, bytes, dur);
+	}
+	/* The file a mover's data came from: its bytes were read there. (A
+	 * call that moves nothing counts on its own file only.) */
+	if (path2 && *path2 && fr->op) {
+		struct file_row *file = file_of(s, level, path2);
 
 		if (!file)
 			return -1;
@@ -260,8 +269,8 @@ static int take_event(struct summary *s, const struct dc_node *n, const struct d
 	const struct dc_process *p = dc_node_process(n, e->pid);
 
 	return dc_summary_take(s, f ? dc_reader_string(n->r, f->category) : "?", f ? dc_reader_string(n->r, f->name) : "?",
-		    dc_reader_string(n->r, e->path), n->index, p ? p->rank : -1, wall_ns, e->bytes, e->dur,
-		    e->flags);
+		    dc_reader_string(n->r, e->path), dc_reader_string(n->r, e->path2), n->index, p ? p->rank : -1, wall_ns,
+		    e->bytes, e->dur, e->flags);
 }
 
 /* The last counter snapshot of each (node, pid, function). */

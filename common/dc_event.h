@@ -38,6 +38,11 @@ enum dc_slot {
 	DC_SLOT_PARENT, /* the handle a new one is made or opened in (H5Dcreate's loc_id) */
 	DC_SLOT_DIRFD,  /* the folder a relative path is in (openat's dirfd; AT_FDCWD) */
 	DC_SLOT_IOV,    /* a struct iovec array: DC_SLOT_BYTES counts its entries (system calls only) */
+	DC_SLOT_FD2,    /* int fd the data comes from, in a call that moves it to DC_SLOT_FD's file */
+	/* A second name (rename's and link's new one). With DC_SLOT_DIRFD, the
+	 * folder it is relative to is the argument just before it
+	 * (renameat's newdirfd): the slots' bits are all taken. */
+	DC_SLOT_PATH2,
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
@@ -146,6 +151,11 @@ struct dc_event {
 	__s64 offset;
 	__s32 fd;
 	__u32 path;   /* string id, 0 for none */
+	/* A second file (node format 4): the one data comes from in a call
+	 * that moves it between two (copy_file_range, sendfile, splice, tee),
+	 * by its descriptor and its name; -1 and 0 for none. */
+	__s32 fd2;
+	__u32 path2;
 };
 
 /* Process life: a record of a node file's PROCS chunk. */
@@ -220,17 +230,22 @@ enum dc_msg_type {
 
 /* A call as the BPF side reports it; the ring buffer carries only the
  * bytes of path[] filled (DC_MSG_CALL_SIZE). Not the on-disk record: the
- * agent turns it into a struct dc_event and a string id.
+ * agent turns it into a struct dc_event and string ids.
  *
  * path[] holds the name the call was given (path_len bytes, with its NUL),
- * then the kernel's own name (kpath_len bytes, with its NUL): with a new
- * descriptor (an open), its file's absolute path; else, with a relative
- * name, the absolute path of the folder the name is in. Other calls on a
+ * its second name (DC_SLOT_PATH2: path2_len bytes), then the kernel's own
+ * names (kpath_len bytes, then kpath2_len, each with its NUL): with a new
+ * descriptor (an open), its file's absolute path; else the absolute path
+ * of the folder the first relative name is in, and, when the second name
+ * is relative to another folder, that folder's. Other calls on a
  * descriptor carry only its file, named by an open or a DC_MSG_FILE. */
 struct dc_msg_call {
 	__u32 type;
 	__u16 path_len;
 	__u16 kpath_len;
+	__u16 path2_len;
+	__u16 kpath2_len;
+	__u32 reserved;
 	__u64 handle;
 	__u64 parent; /* DC_SLOT_PARENT's handle, 0 for none */
 	/* The kernel's struct file the call's descriptor named, and its inode:
@@ -239,11 +254,14 @@ struct dc_msg_call {
 	 * from another CPU may name first); 0 for none. */
 	__u64 file;
 	__u64 inode;
+	/* The same of DC_SLOT_FD2's descriptor, taken at the call's return. */
+	__u64 file2;
+	__u64 inode2;
 	struct dc_event ev;
-	char path[2 * DC_PATH_MAX];
+	char path[4 * DC_PATH_MAX];
 };
-#define DC_MSG_CALL_BASE (sizeof(struct dc_msg_call) - 2 * DC_PATH_MAX)
-#define DC_MSG_CALL_SIZE(path_len, kpath_len) (DC_MSG_CALL_BASE + (path_len) + (kpath_len))
+#define DC_MSG_CALL_BASE (sizeof(struct dc_msg_call) - 4 * DC_PATH_MAX)
+#define DC_MSG_CALL_SIZE(m) (DC_MSG_CALL_BASE + (m)->path_len + (m)->path2_len + (m)->kpath_len + (m)->kpath2_len)
 
 /* The absolute path of a file the agent has no path of, told at the entry
  * of the first call on it (while the file surely lives: a close may let it

@@ -53,6 +53,12 @@ size_t dc_event_pack(const struct dc_event *ev, __u32 n, unsigned char *out)
 		p = put_step(p, (__u64)e->offset, (__u64)prev.offset + prev.bytes);
 		p = put_step(p, (__u64)(__s64)e->fd, (__u64)(__s64)prev.fd);
 		p = put_step(p, e->path, prev.path);
+		if (e->path2 == 0 && e->fd2 == -1) {
+			p = put(p, 0);
+		} else {
+			p = put(p, (__u64)e->path2 + 1);
+			p = put(p, zigzag((__u64)(__s64)e->fd2));
+		}
 		prev = *e;
 	}
 	return (size_t)(p - out);
@@ -124,7 +130,7 @@ static inline __s32 fit_s32(struct cursor *c, __u64 v)
 	return (__s32)v;
 }
 
-int dc_event_unpack(const unsigned char *p, size_t len, __u32 n, struct dc_event *out)
+int dc_event_unpack(const unsigned char *p, size_t len, __u32 n, unsigned version, struct dc_event *out)
 {
 	struct cursor c = { .p = p, .end = p + len };
 	struct dc_event prev = { 0 };
@@ -146,6 +152,16 @@ int dc_event_unpack(const unsigned char *p, size_t len, __u32 n, struct dc_event
 		e->offset = (__s64)get_step(&c, (__u64)prev.offset + prev.bytes);
 		e->fd = fit_s32(&c, get_step(&c, (__u64)(__s64)prev.fd));
 		e->path = fit(&c, get_step(&c, prev.path), UINT32_MAX);
+		e->fd2 = -1;
+		e->path2 = 0;
+		if (version >= 4) {
+			__u64 second = get(&c);
+
+			if (second) {
+				e->path2 = fit(&c, second - 1, UINT32_MAX);
+				e->fd2 = fit_s32(&c, unzigzag(get(&c)));
+			}
+		}
 		prev = *e;
 	}
 	return c.bad || c.p != c.end ? -1 : 0;

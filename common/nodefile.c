@@ -32,7 +32,9 @@ size_t dc_chunk_rec_size(unsigned type)
 
 size_t dc_chunk_file_rec_size(unsigned type, unsigned version)
 {
-	return type == DC_CHUNK_EVENTS && version >= 3 ? 0 : dc_chunk_rec_size(type);
+	if (type == DC_CHUNK_EVENTS)
+		return version >= 3 ? 0 : DC_EVENT_V2_SIZE;
+	return dc_chunk_rec_size(type);
 }
 
 size_t dc_chunk_data_size(const struct dc_chunk_header *h)

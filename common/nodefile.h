@@ -27,12 +27,16 @@
  * The format's version: it changes when a reader of the previous version
  * would misread a file of this one. 2: RANKS records of kind
  * DC_RANK_SLURM_TASK. 3: EVENTS chunks packed (event_pack.h), rec_size 0;
- * before, arrays of struct dc_event. Readers take every version up to
- * their own. A new
+ * before, arrays of struct dc_event as it was then (DC_EVENT_V2_SIZE
+ * bytes, without fd2 and path2). 4: events carry a second file. Readers
+ * take every version up to their own. A new
  * bit in a flags field (DC_FUNC_KFUNC) or a new record kind that readers
  * skip does not change it; a record's size or a field's meaning does.
  */
-#define DC_NODE_VERSION 3
+#define DC_NODE_VERSION 4
+/* An event as versions 1 and 2 stored it: struct dc_event up to fd2. */
+#define DC_EVENT_V2_SIZE 72
+_Static_assert(offsetof(struct dc_event, fd2) == DC_EVENT_V2_SIZE, "versions 1 and 2 stored the fields before fd2");
 #define DC_CHUNK_MAGIC 0x4b434344u /* "DCCK" */
 #define DC_NODE_SUFFIX ".dcnode"
 /* Bounds a reader trusts: larger claims are corruption, not data. */

@@ -163,6 +163,24 @@ static bool packed(const struct dc_reader *r, const struct dc_chunk_header *h)
 	return h->type == DC_CHUNK_EVENTS && dc_chunk_file_rec_size(h->type, r->hdr.version) == 0;
 }
 
+/* Events as a file before version 3 stored them: structs without the
+ * second file, widened to this build's. */
+static bool narrow(const struct dc_reader *r, const struct dc_chunk_header *h)
+{
+	return h->type == DC_CHUNK_EVENTS && dc_chunk_file_rec_size(h->type, r->hdr.version) == DC_EVENT_V2_SIZE;
+}
+
+/* Widens n narrow events at src into out, which may be src itself: from
+ * the last, each moves up and never over one still to move. */
+static void widen(const void *src, __u32 n, struct dc_event *out)
+{
+	for (__u32 i = n; i-- > 0;) {
+		memmove(&out[i], (const char *)src + (size_t)i * DC_EVENT_V2_SIZE, DC_EVENT_V2_SIZE);
+		out[i].fd2 = -1;
+		out[i].path2 = 0;
+	}
+}
+
 /* A packed chunk's bytes bound its count both ways, and its events as
  * structs are bounded as any chunk's payload is. */
 static bool packed_sizes_ok(const struct dc_chunk_header *h)
@@ -217,7 +235,7 @@ static enum dc_read_status skip_payload(struct dc_reader *r, const struct dc_chu
 static enum dc_read_status unpack(struct dc_reader *r, const struct dc_chunk_header *h, long long offset,
 				  const void *payload, struct dc_event *out)
 {
-	if (dc_event_unpack(payload, h->payload_len, h->count, out))
+	if (dc_event_unpack(payload, h->payload_len, h->count, r->hdr.version, out))
 		return problem(r, DC_READ_CORRUPT, "events chunk at offset %lld is not %u packed events; dropped",
 			       offset, h->count);
 	return DC_READ_OK;
@@ -244,6 +262,8 @@ enum dc_read_status dc_reader_load(struct dc_reader *r, long long offset,
 	if (dc_crc32(buf, len) != hdr->payload_crc)
 		return problem(r, DC_READ_CORRUPT, "%s chunk at offset %lld fails its checksum; %u records dropped",
 			       dc_chunk_type_name(hdr->type), offset, hdr->count);
+	if (narrow(r, hdr))
+		widen(out, hdr->count, out);
 	return pk ? unpack(r, hdr, offset, buf, out) : DC_READ_OK;
 }
 
@@ -273,7 +293,7 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 		if (skip_mask & (1u << h.type))
 			return skip_payload(r, &h, c);
 		if (dc_nf_room(&r->payload, &r->payload_cap, h.payload_len) ||
-		    (packed(r, &h) && dc_nf_room(&r->events, &r->events_cap, dc_chunk_data_size(&h))))
+		    ((packed(r, &h) || narrow(r, &h)) && dc_nf_room(&r->events, &r->events_cap, dc_chunk_data_size(&h))))
 			return problem(r, DC_READ_IOERR, "out of memory for a %u-byte chunk", h.payload_len);
 		got = read_full(r->fd, r->payload, h.payload_len);
 		if (got < 0)
@@ -293,6 +313,9 @@ enum dc_read_status dc_reader_next_index(struct dc_reader *r, struct dc_chunk *c
 			st = unpack(r, &h, c->offset, r->payload, r->events);
 			if (st != DC_READ_OK)
 				return st;
+			c->data = r->events;
+		} else if (narrow(r, &h)) {
+			widen(r->payload, h.count, r->events);
 			c->data = r->events;
 		}
 		if (h.type == DC_CHUNK_END)

@@ -90,6 +90,9 @@ int dc_h5_read_blocks(hid_t f, const char *name, hid_t t, size_t row_size, hsize
 		hid_t msp;
 
 		count = n - start < block ? n - start : block;
+		/* A column the file lacks (one added since it was written)
+		 * is not touched by the read: it reads as 0. */
+		memset(rows, 0, count * row_size);
 		msp = H5Screate_simple(1, &count, NULL);
 		rc = H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
 				     H5Dread(d, t, msp, fsp, H5P_DEFAULT, rows) < 0
@@ -129,6 +132,7 @@ hid_t dc_h5_call_type(void)
 	H5Tinsert(t, DC_H5_COL(struct h5_event, node), HOFFSET(struct dc_h5_call, node), H5T_NATIVE_UINT16);
 	H5Tinsert(t, DC_H5_COL(struct h5_event, function), HOFFSET(struct dc_h5_call, function), H5T_NATIVE_UINT32);
 	H5Tinsert(t, DC_H5_COL(struct h5_event, path), HOFFSET(struct dc_h5_call, path), H5T_NATIVE_UINT32);
+	H5Tinsert(t, DC_H5_COL(struct h5_event, path2), HOFFSET(struct dc_h5_call, path2), H5T_NATIVE_UINT32);
 	H5Tinsert(t, DC_H5_COL(struct h5_event, flags), HOFFSET(struct dc_h5_call, flags), H5T_NATIVE_UINT8);
 	return t;
 }

@@ -46,6 +46,7 @@ struct dc_h5_call {
 	int32_t rank;
 	uint16_t node;
 	uint32_t function, path;
+	uint32_t path2; /* 0 in a file from before the column */
 	uint8_t flags;
 };
 

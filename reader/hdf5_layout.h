@@ -82,6 +82,9 @@ struct h5_event {
 	uint64_t bytes;
 	int64_t offset;
 	uint32_t path;
+	/* The second file: where a mover's data came from (-1, 0: none). */
+	int32_t fd2;
+	uint32_t path2;
 	uint8_t flags;
 };
 

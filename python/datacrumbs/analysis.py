@@ -6,7 +6,8 @@ prints, so that an analysis can start from numbers it can check:
 
   per_level     calls, bytes, time_s, max_s, read_bytes, write_bytes
   per_function  the same per (level, function)
-  per_file      calls, bytes, time_s, max_s per (level, path)
+  per_file      calls, bytes, time_s, max_s per (level, path); a mover's
+                on the file its data came from (path2) too
   per_rank      calls, bytes, time_s, max_s per MPI rank, at rank_level()
   io_over_time  bytes read and written per time bin, at rank_level()
 """
@@ -78,7 +79,20 @@ def per_function(calls):
 
 
 def per_file(calls):
-    return _totals(calls[calls["path"] != ""], ["level", "path"])
+    """A call counts on its file and, for a mover (copy_file_range,
+    sendfile, splice, tee), on the file its data came from (path2) too, as
+    dc-summary counts it."""
+    cols = ["level", "path", "bytes", "dur_ns"]
+    named = calls[calls["path"] != ""][cols]
+    if "path2" in calls.columns:
+        came = calls[(calls["path2"] != "") & (calls["io"] != "")][["level", "path2", "bytes", "dur_ns"]]
+        came = came.rename(columns={"path2": "path"})
+        if hasattr(named, "compute"):
+            import dask.dataframe as dd
+            named = dd.concat([named, came])
+        else:
+            named = pd.concat([named, came])
+    return _totals(named, ["level", "path"])
 
 
 def per_rank(calls):

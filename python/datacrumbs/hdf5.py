@@ -83,6 +83,14 @@ def _flag_bit(text, meaning):
     return 0
 
 
+def _paths(t, ev, column, dtypes):
+    """A column of path indexes as the paths; a file from before the
+    column was added (path2) has none."""
+    if column not in ev or not len(ev):
+        return pd.Series([""] * len(ev), dtype=dtypes["path"])
+    return pd.Series(np.asarray(t.paths, dtype=object)[ev[column].to_numpy()], dtype=dtypes["path"])
+
+
 def _calls(rows, t, dtypes):
     """Rows of /events as calls: indexes replaced by what they name."""
     ev = pd.DataFrame(rows)
@@ -105,8 +113,9 @@ def _calls(rows, t, dtypes):
         "req": ev["req"].astype(np.int64),
         "bytes": ev["bytes"].astype(np.int64),
         "offset": ev["offset"].astype(np.int64),
-        "path": pd.Series(np.asarray(t.paths, dtype=object)[ev["path"].to_numpy()] if len(ev) else [],
-                          dtype=dtypes["path"]),
+        "path": _paths(t, ev, "path", dtypes),
+        "fd2": ev["fd2"].astype(np.int32) if "fd2" in ev else np.full(len(ev), -1, dtype=np.int32),
+        "path2": _paths(t, ev, "path2", dtypes),
         "flags": ev["flags"].astype(np.uint8),
     })
     out["syscall"] = (out["flags"] & t.syscall_bit) != 0 if t.syscall_bit else False
@@ -129,7 +138,9 @@ def load_hdf5(path, dask=False, rows_per_partition=1 << 20):
     host, level, function, io (read, write or empty), rank (-1: none), pid,
     tid (the node's own), process (its label: rank N, task N (host), or
     the command), fd, ret, req (bytes asked), bytes (moved), offset (-1:
-    none), path, flags, syscall (observed at a system call).
+    none), path, fd2 and path2 (the second file: where the data of
+    copy_file_range, sendfile, splice or tee came from; -1 and "" for
+    none), flags, syscall (observed at a system call).
     With dask=True a Dask dataframe of rows_per_partition rows a partition.
     """
     with h5py.File(path, "r") as f:

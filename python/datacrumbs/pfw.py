@@ -55,9 +55,9 @@ def load_pfw(path, dask=False):
         elif ph == "X":
             rows.append((o["ts"], o["dur"], a["hhash"], o["cat"].lower(), name, o["pid"], o["tid"],
                          a.get("fd", -1), a.get("ret", 0), a.get("count", 0), a.get("offset", -1),
-                         a.get("fhash")))
+                         a.get("fhash"), a.get("fd2", -1), a.get("fhash2")))
     df = pd.DataFrame(rows, columns=["ts_us", "dur_us", "hhash", "level", "function", "pid", "tid", "fd", "ret",
-                                     "req", "offset", "fhash"])
+                                     "req", "offset", "fhash", "fd2", "fhash2"])
     key = list(zip(df["hhash"], df["pid"]))
     io = df["function"].map(_io_kind)
     out = pd.DataFrame({
@@ -77,6 +77,8 @@ def load_pfw(path, dask=False):
         "bytes": np.where((io != "") & (df["ret"] > 0), df["ret"], 0).astype(np.int64),
         "offset": df["offset"].astype(np.int64),
         "path": df["fhash"].map(files).fillna("").astype("category"),
+        "fd2": df["fd2"].astype(np.int32),
+        "path2": df["fhash2"].map(files).fillna("").astype("category"),
         "syscall": df["level"] == "syscall",
     })
     if dask:

@@ -71,6 +71,21 @@ calls() {
 	END { printf "%d %d %d\n", c, req, bytes }' "$DUMP"
 }
 
+# seconds LEVEL FUNC PATHREGEX: "fd2 path2" of each matching event, a line
+# each: the file its data came from (dc-dump prints path2 before path).
+seconds() {
+	awk -v l="$1" -v f="$2" -v p="$3" '
+	$1 == "event" {
+		split($0, halves, " path=")
+		n = index(halves[1], " path2=")
+		path2 = n ? substr(halves[1], n + 7) : ""
+		delete kv
+		for (i = 2; i <= NF; i++) { k = index($i, "="); kv[substr($i, 1, k - 1)] = substr($i, k + 1) }
+		if (kv["level"] != l || kv["func"] != f || halves[2] !~ p) next
+		print (("fd2" in kv) ? kv["fd2"] : "-1") " " path2
+	}' "$DUMP"
+}
+
 # field LINE_KIND KEY FILTER_KEY FILTER_VALUE: values of KEY on matching lines.
 field() {
 	awk -v kind="$1" -v key="$2" -v fk="$3" -v fv="$4" '

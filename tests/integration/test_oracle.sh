@@ -122,6 +122,15 @@ assert_eq "$(calls syscall preadv2 "^$W/out.bin\$")" "1 150000 32768" "a preadv 
 assert_eq "$(calls syscall readv "^$W/out.bin\$")" "1 16 16" "a readv of two buffers"
 assert_eq "$(calls syscall sendfile "^$W/sendfile.bin\$" | cut -d' ' -f3)" "32768" "shutil.copyfile's sendfile"
 assert_eq "$(calls syscall splice "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 3000" "a splice from a pipe"
+# The file each mover's data came from, its second file.
+assert_eq "$(seconds syscall copy_file_range "^$W/range.bin\$" | cut -d' ' -f2)" "$W/out.bin" \
+	"copy_file_range's source"
+assert_eq "$(seconds syscall sendfile "^$W/sendfile.bin\$" | cut -d' ' -f2 | sort -u)" "$W/out.bin" \
+	"shutil.copyfile's source"
+pipe=$(seconds syscall splice "^$W/range.bin\$" | cut -d' ' -f2)
+[[ "$pipe" =~ ^pipe:\[[0-9]+\]$ ]] || fail "the splice into range.bin came from a pipe, not '$pipe'"
+assert_eq "$(seconds syscall splice "^${pipe//[][]/\\&}\$" | cut -d' ' -f2)" "$W/out.bin" \
+	"the splice into that pipe, from out.bin"
 assert_eq "$(calls syscall fchmod "^$W/range.bin\$" | cut -d' ' -f1)" "1" "fchmod on an fd made by dup2"
 assert_eq "$(calls syscall rmdir "^$W/gone\$" | cut -d' ' -f1)" "1" "rmdir"
 assert_eq "$(calls syscall setxattr "^$W/range.bin\$" | cut -d' ' -f1)" "1" "setxattr"
@@ -150,6 +159,8 @@ os.symlink("dst.bin", "ln")
 os.truncate("dst.bin", 10)
 PY
 assert_eq "$(calls posix copy_file_range "^$TMP/p/dst.bin\$")" "1 5000 5000" "libc's copy_file_range"
+assert_eq "$(seconds posix copy_file_range "^$TMP/p/dst.bin\$" | cut -d' ' -f2)" "$TMP/p/src.bin" \
+	"libc's copy_file_range's source"
 assert_eq "$(calls posix fchmod "^$TMP/p/dst.bin\$" | cut -d' ' -f1)" "1" "libc's fchmod on a dup2'd fd"
 assert_eq "$(calls posix dup2 "^$TMP/p/dst.bin\$" | cut -d' ' -f1)" "1" "libc's dup2"
 assert_eq "$(calls posix rmdir "^$TMP/p/d\$" | cut -d' ' -f1)" "1" "libc's rmdir"

@@ -10,8 +10,11 @@ of the node file. Every call of the families below on a file under ROOT, or
 on a pipe, is looked for in both: the same thread, function, absolute path
 and result (bytes moved, the new descriptor; a failure as a failure). Each
 call strace saw must be in the trace once, and the trace may hold none that
-strace did not see. Prints what differs and exits 1, else the count of calls
-compared per function.
+strace did not see. A call that moves data between two descriptors has the
+other one's file too (the second file, the trace's path2), a rename or a
+link its new name, and an open the name it was given where the kernel names
+the file otherwise: these must agree as well. Prints what differs and exits 1, else the count of calls compared
+per function.
 """
 import collections
 import glob
@@ -31,6 +34,12 @@ FD_CALLS = {name: 0 for name in (
     "fchown", "fstatfs", "fchdir", "fsetxattr", "fgetxattr", "flistxattr", "fremovexattr", "sendfile",
     "vmsplice")}
 FD_CALLS.update({"copy_file_range": 2, "splice": 2, "tee": 1})
+# ...and the descriptor the data comes from: the trace's second file.
+SECOND_FD = {"copy_file_range": 0, "sendfile": 1, "splice": 0, "tee": 0}
+# The second name of a rename or a link (its new one), by argument index:
+# a name in the working directory, or a (dirfd, name) pair.
+SECOND_NAME = {"rename": 1, "link": 1}
+SECOND_AT = {"renameat": 2, "renameat2": 2, "linkat": 2}
 AT_CALLS = {name: 0 for name in (
     "openat", "openat2", "newfstatat", "statx", "unlinkat", "mkdirat", "renameat", "renameat2", "mknodat",
     "linkat", "faccessat", "faccessat2", "fchmodat", "fchownat", "futimesat", "utimensat", "readlinkat")}
@@ -144,9 +153,23 @@ def strace_calls(prefix, cwd0):
                 path = joined(cwd, unquote(n.group(1)))
             else:
                 continue
+            path2 = ""
             if func in OPENS and ret >= 0 and ret_path:
-                path = ret_path
-            calls[(tid, func, path, result)] += 1
+                # The trace keeps the name given beside the kernel's.
+                n = NAME.match(arg(args, 1 if func != "open" and func != "creat" else 0))
+                given = unquote(n.group(1)) if n else ""
+                path, path2 = ret_path, given if given != ret_path else ""
+            if func in SECOND_FD:
+                a = ANNOTATED.match(arg(args, SECOND_FD[func]))
+                path2 = a.group(2) if a else "?"
+            elif func in SECOND_NAME:
+                n = NAME.match(arg(args, SECOND_NAME[func]))
+                path2 = joined(cwd, unquote(n.group(1))) if n else "?"
+            elif func in SECOND_AT:
+                a = ANNOTATED.match(arg(args, SECOND_AT[func]))
+                n = NAME.match(arg(args, SECOND_AT[func] + 1))
+                path2 = joined(a.group(2), unquote(n.group(1))) if a and n else "?"
+            calls[(tid, func, path, path2, result)] += 1
     return calls, tids
 
 
@@ -156,11 +179,12 @@ def trace_calls(dump, tids):
         if not line.startswith("event "):
             continue
         head, _, path = line.rstrip("\n").partition(" path=")
+        head, _, path2 = head.partition(" path2=")
         kv = dict(f.split("=", 1) for f in head.split()[1:] if "=" in f)
         if kv.get("level") != "syscall" or kv.get("tid") not in tids:
             continue
         ret = int(kv["ret"])
-        calls[(kv["tid"], kv["func"], path, ret if ret >= 0 else "failed")] += 1
+        calls[(kv["tid"], kv["func"], path, path2, ret if ret >= 0 else "failed")] += 1
     return calls
 
 
@@ -182,7 +206,7 @@ def main():
     for k in sorted(set(want) | set(got), key=str):
         if want[k] != got[k]:
             bad += 1
-            print("differs: tid=%s %s %s -> %s: strace %d, trace %d" % (k + (want[k], got[k])))
+            print("differs: tid=%s %s %s from %r -> %s: strace %d, trace %d" % (k + (want[k], got[k])))
     if not want:
         print("strace saw no call to compare")
         return 1

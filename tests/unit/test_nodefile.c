@@ -45,7 +45,8 @@ static struct dc_node_header header(void)
 static struct dc_event event(__u64 ts, __u32 func, __u32 path_id)
 {
 	struct dc_event e = { .ts = ts, .dur = 10, .pid = 7, .tid = 8, .func = func, .ret = 4096,
-			      .req = 4096, .bytes = 4096, .fd = 3, .path = path_id, .flags = DC_EV_FD };
+			      .req = 4096, .bytes = 4096, .fd = 3, .path = path_id, .flags = DC_EV_FD,
+			      .fd2 = -1 };
 	return e;
 }
 
@@ -115,6 +116,9 @@ static enum dc_read_status read_file(struct counts *c, char *problem, size_t len
 
 			assert_string_equal(dc_reader_string(r, e->path), "/data/out.dat");
 			assert_int_equal(e->bytes, 4096);
+			assert_int_equal(e->fd, 3);
+			assert_int_equal(e->fd2, -1);
+			assert_int_equal(e->path2, 0);
 			if (e->ts < c->last_ts)
 				c->unordered++;
 			c->last_ts = e->ts;
@@ -346,8 +350,9 @@ static void append_chunk(int fd, unsigned type, const void *p, __u32 count, size
 				     .count = count, .payload_len = len };
 
 	if (type == DC_CHUNK_EVENTS && count) {
-		h.min_ts = ((const struct dc_event *)p)[0].ts;
-		h.max_ts = ((const struct dc_event *)p)[count - 1].ts;
+		/* Each record starts with its time. */
+		memcpy(&h.min_ts, p, sizeof(h.min_ts));
+		memcpy(&h.max_ts, (const char *)p + (count - 1) * rec, sizeof(h.max_ts));
 	}
 	h.payload_crc = dc_crc32(p, h.payload_len);
 	h.header_crc = dc_nf_chunk_header_crc(h);
@@ -355,11 +360,13 @@ static void append_chunk(int fd, unsigned type, const void *p, __u32 count, size
 	assert_int_equal(write(fd, p, h.payload_len), h.payload_len);
 }
 
-/* Files of version 2 (events as plain structs) read as they always did. */
+/* Files of version 2 (events as plain structs, without the second file)
+ * read as they always did, with no second file. */
 static void test_version_2_events_read(void **state)
 {
 	struct dc_node_header h = header();
 	struct dc_event ev[3];
+	char narrow[3 * DC_EVENT_V2_SIZE];
 	struct counts c;
 	char problem[512];
 	int fd;
@@ -376,9 +383,11 @@ static void test_version_2_events_read(void **state)
 	append_chunk(fd, DC_CHUNK_STRINGS, strings, 3, 0, sizeof(strings));
 	struct dc_func f = { .id = 0, .name = 1, .category = 2 };
 	append_chunk(fd, DC_CHUNK_FUNCS, &f, 1, sizeof(f), sizeof(f));
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++) {
 		ev[i] = event(2000 + i, 0, 3);
-	append_chunk(fd, DC_CHUNK_EVENTS, ev, 3, sizeof(ev[0]), sizeof(ev));
+		memcpy(narrow + i * DC_EVENT_V2_SIZE, &ev[i], DC_EVENT_V2_SIZE);
+	}
+	append_chunk(fd, DC_CHUNK_EVENTS, narrow, 3, DC_EVENT_V2_SIZE, sizeof(narrow));
 	append_chunk(fd, DC_CHUNK_END, NULL, 0, 0, 0);
 	close(fd);
 	assert_int_equal(read_file(&c, problem, sizeof(problem)), DC_READ_END);
