@@ -24,6 +24,7 @@ static const char *const level_names[DC_NR_LEVELS] = {
 	[DC_LEVEL_SYSCALLS] = "system calls",
 	[DC_LEVEL_BLOCK] = "block requests",
 	[DC_LEVEL_PAGECACHE] = "page cache",
+	[DC_LEVEL_URING] = "io_uring requests",
 	[DC_LEVEL_KPROBES] = "kernel functions (kprobes)",
 	[DC_LEVEL_FENTRY] = "kernel functions (fentry/fexit)",
 };
@@ -52,7 +53,10 @@ void dc_load_plan_make(struct dc_load_plan *plan, const struct dc_probe_set *set
 			plan->want[DC_LEVEL_SYSCALLS] = true;
 			break;
 		case DC_SET_KERNEL:
-			plan->want[strcmp(s->kernel, "block") == 0 ? DC_LEVEL_BLOCK : DC_LEVEL_PAGECACHE] = true;
+			if (strcmp(s->kernel, "io_uring") == 0)
+				plan->want[DC_LEVEL_URING] |= f->has[DC_FEAT_URING_REQ];
+			else
+				plan->want[strcmp(s->kernel, "block") == 0 ? DC_LEVEL_BLOCK : DC_LEVEL_PAGECACHE] = true;
 			break;
 		case DC_SET_KFUNCS:
 			plan->want[DC_LEVEL_KPROBES] |= dc_kprobe_mech(f) != DC_KFUNC_NONE;
@@ -146,6 +150,8 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 		{ skel->progs.dc_block_complete, DC_LEVEL_BLOCK },
 		{ skel->progs.dc_page_add, DC_LEVEL_PAGECACHE },
 		{ skel->progs.dc_page_delete, DC_LEVEL_PAGECACHE },
+		{ skel->progs.dc_uring_submit, DC_LEVEL_URING },
+		{ skel->progs.dc_uring_complete, DC_LEVEL_URING },
 		{ skel->progs.dc_kprobe_entry, DC_LEVEL_KPROBES },
 		{ skel->progs.dc_kprobe_exit, DC_LEVEL_KPROBES },
 		{ skel->progs.dc_fentry, DC_LEVEL_FENTRY },
@@ -311,13 +317,14 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 {
 	libbpf_print_fn_t old = libbpf_set_print(capture_print);
 	struct datacrumbs_bpf *skel = NULL;
-	bool rq_status;
+	bool rq_status, uring_cqe;
 	int err;
 
 	load_log.text = malloc(LOG_MAX);
 	load_log.verbose = opt->verbose;
 	/* A pass over the kernel's BTF: only for the block level. */
 	rq_status = plan->want[DC_LEVEL_BLOCK] ? dc_kernel_rq_complete_passes_status() : true;
+	uring_cqe = plan->want[DC_LEVEL_URING] && dc_kernel_uring_complete_passes_cqe();
 	/* Each refusal drops one level and loads again: at most one per level. */
 	for (int attempt = 0; attempt <= DC_NR_LEVELS; attempt++) {
 		struct bpf_program *bad;
@@ -348,7 +355,10 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 			bpf_map__set_max_entries(skel->maps.dc_block_rqs, 1);
 			bpf_map__set_max_entries(skel->maps.dc_block_owners, 1);
 		}
+		if (!plan->want[DC_LEVEL_URING])
+			bpf_map__set_max_entries(skel->maps.dc_uring_reqs, 1);
 		skel->rodata->dc_rq_passes_status = rq_status;
+		skel->rodata->dc_uring_cqe = uring_cqe;
 		choose_maps(skel, f);
 		if (choose_programs(skel, plan, f, opt->s.mode == DC_MODE_TRACE)) {
 			fprintf(stderr, "dc-agent: cannot set up the BPF programs: %s\n", strerror(errno));

@@ -24,6 +24,7 @@ enum dc_level {
 	DC_LEVEL_SYSCALLS,  /* sys_enter/sys_exit */
 	DC_LEVEL_BLOCK,
 	DC_LEVEL_PAGECACHE,
+	DC_LEVEL_URING,     /* io_uring requests */
 	DC_LEVEL_KPROBES,   /* kernel functions through kprobes or kprobe_multi */
 	DC_LEVEL_FENTRY,    /* kernel functions through fentry/fexit */
 	DC_NR_LEVELS,

@@ -244,8 +244,9 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 			set->kind = DC_SET_KFUNCS;
 			return load_functions(c, v, set);
 		}
-		if (!scalar(v) || (strcmp(scalar(v), "block") && strcmp(scalar(v), "pagecache")))
-			return fail_at(c, v, "kernel: expected block, pagecache or a list of kernel functions");
+		if (!scalar(v) || (strcmp(scalar(v), "block") && strcmp(scalar(v), "pagecache") &&
+				   strcmp(scalar(v), "io_uring")))
+			return fail_at(c, v, "kernel: expected block, pagecache, io_uring or a list of kernel functions");
 		set->kind = DC_SET_KERNEL;
 		return to_string(c, v, key, &set->kernel);
 	}

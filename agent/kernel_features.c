@@ -193,6 +193,8 @@ static bool probe_one(enum dc_feature id)
 		return fentry_ok();
 	case DC_FEAT_URETPROBE_SYSCALL:
 		return uretprobe_syscall_ok();
+	case DC_FEAT_URING_REQ:
+		return dc_kernel_uring_submit_tracepoint() != NULL;
 	case DC_NR_FEATURES:
 		break;
 	}
@@ -377,6 +379,14 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		tracefs_event("filemap/mm_filemap_add_to_page_cache")
 			? "tracepoints mm_filemap_add_to_page_cache/mm_filemap_delete_from_page_cache"
 			: "not available: no filemap tracepoints");
+	if (f->has[DC_FEAT_URING_REQ]) {
+		fprintf(out, LEVEL_FMT "raw tracepoints %s/io_uring_complete\n", "io_uring requests",
+			dc_kernel_uring_submit_tracepoint());
+	} else {
+		fprintf(out, LEVEL_FMT "not available: missing ", "io_uring requests");
+		missing(f, out, IDS(DC_FEAT_URING_REQ));
+		fputc('\n', out);
+	}
 	fprintf(out, LEVEL_FMT "sched tracepoints; --match-env reads %s\n", "processes",
 		f->has[DC_FEAT_BPF_LOOP]
 			? "an environment in up to " DC_STR(DC_ENV_MAX_STEPS) " steps (bpf_loop)"
@@ -384,22 +394,74 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 	return levels;
 }
 
-bool dc_kernel_rq_complete_passes_status(void)
+/* A tracepoint's prototype in the kernel's BTF (btf_trace_NAME, a pointer
+ * to its function prototype): NULL where it has none. */
+static const struct btf_type *tracepoint_proto(const struct btf *btf, const char *name)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_type *t = NULL;
-	bool status = true;
+	char typedef_name[128];
 	__s32 id;
 
-	if (!btf)
-		return status;
-	/* typedef void (*btf_trace_block_rq_complete)(void *, struct request *, ERROR, unsigned int) */
-	id = btf__find_by_name_kind(btf, "btf_trace_block_rq_complete", BTF_KIND_TYPEDEF);
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF);
 	if (id > 0 && (t = btf__type_by_id(btf, id)))
 		t = btf__type_by_id(btf, t->type);
 	if (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_func_proto(t) && btf_vlen(t) >= 3) {
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+const char *dc_kernel_uring_submit_tracepoint(void)
+{
+	static const char *const names[] = { "io_uring_submit_req", "io_uring_submit_sqe" };
+	struct btf *btf = btf__load_vmlinux_btf();
+	const char *found = NULL;
+
+	if (!btf)
+		return NULL;
+	/* (void *, struct io_kiocb *req, ...): older kernels' io_uring_submit_sqe
+	 * passed the ring and the operation instead (5.10), or the request as a
+	 * void * after the ring (5.15). */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++) {
+		const struct btf_type *t = tracepoint_proto(btf, names[i]), *arg;
+
+		if (!t || btf_vlen(t) < 2 || !(arg = btf__type_by_id(btf, btf_params(t)[1].type)) || !btf_is_ptr(arg))
+			continue;
+		arg = btf__type_by_id(btf, arg->type);
+		if (arg && btf_is_struct(arg) && strcmp(btf__name_by_offset(btf, arg->name_off), "io_kiocb") == 0)
+			found = names[i];
+	}
+	btf__free(btf);
+	return found;
+}
+
+bool dc_kernel_uring_complete_passes_cqe(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool cqe;
+
+	if (!btf)
+		return false;
+	/* (void *, struct io_ring_ctx *, void *req, struct io_uring_cqe *):
+	 * four, where kernels that pass the completion's fields have eight. */
+	t = tracepoint_proto(btf, "io_uring_complete");
+	cqe = t && btf_vlen(t) == 4;
+	btf__free(btf);
+	return cqe;
+}
+
+bool dc_kernel_rq_complete_passes_status(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool status = true;
+
+	if (!btf)
+		return status;
+	/* (void *, struct request *, ERROR, unsigned int) */
+	t = tracepoint_proto(btf, "block_rq_complete");
+	if (t && btf_vlen(t) >= 3) {
 		const struct btf_type *arg = btf__type_by_id(btf, btf_params(t)[2].type);
 
 		status = arg && btf_is_typedef(arg) && strcmp(btf__name_by_offset(btf, arg->name_off), "blk_status_t") == 0;

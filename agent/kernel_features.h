@@ -24,7 +24,8 @@
 	X(KPROBES, "kprobes", "4.17", "kprobe perf events")                                        \
 	X(KPROBE_MULTI, "kprobe_multi", "5.18 with CONFIG_FPROBE", "kprobe_multi links")           \
 	X(FENTRY, "fentry", "5.5", "fentry/fexit programs")                                        \
-	X(URETPROBE_SYSCALL, "uretprobe_syscall", "6.11", "the uretprobe system call (cheaper returns)")
+	X(URETPROBE_SYSCALL, "uretprobe_syscall", "6.11", "the uretprobe system call (cheaper returns)")        \
+	X(URING_REQ, "uring_req", "6.1", "io_uring's request tracepoints (io_uring_submit_req or _sqe, with the request)")
 
 enum dc_feature {
 #define DC_FEATURE_ENUM(id, name, since, what) DC_FEAT_##id,
@@ -47,7 +48,8 @@ struct dc_features {
 #define DC_FEATURES_START                                                                          \
 	(DC_FEAT_BIT(BTF) | DC_FEAT_BIT(RINGBUF) | DC_FEAT_BIT(RAW_TP) | DC_FEAT_BIT(TASK_STORAGE) | \
 	 DC_FEAT_BIT(BPF_LOOP) | DC_FEAT_BIT(COOKIE) | DC_FEAT_BIT(UPROBES) | DC_FEAT_BIT(UPROBE_MULTI))
-/* ...and kernel function sets. */
+/* ...io_uring sets; and kernel function sets. */
+#define DC_FEATURES_URING DC_FEAT_BIT(URING_REQ)
 #define DC_FEATURES_KFUNCS (DC_FEAT_BIT(KPROBES) | DC_FEAT_BIT(KPROBE_MULTI) | DC_FEAT_BIT(FENTRY))
 #define DC_FEATURES_ALL ((1u << DC_NR_FEATURES) - 1)
 
@@ -72,6 +74,12 @@ const char *dc_kfunc_mech_text(enum dc_kfunc_mech m);
  * blk_status_t (newer kernels) rather than an errno (5.10): the type of its
  * argument in the kernel's BTF. */
 bool dc_kernel_rq_complete_passes_status(void);
+/* Whether io_uring_complete passes the completion (struct io_uring_cqe *)
+ * rather than its fields: its arguments in the kernel's BTF. */
+bool dc_kernel_uring_complete_passes_cqe(void);
+/* The io_uring tracepoint a request's submission passes it to first
+ * (io_uring_submit_req, io_uring_submit_sqe before 6.3), NULL for none. */
+const char *dc_kernel_uring_submit_tracepoint(void);
 
 /* --check: one line per level; returns how many levels can be traced. */
 int dc_features_report(const struct dc_features *f, FILE *out);

@@ -90,6 +90,14 @@ static bool has_kernel_functions(const struct agent *a)
 	return false;
 }
 
+static bool has_uring(const struct agent *a)
+{
+	for (int i = 0; i < a->nsets; i++)
+		if (a->sets[i].kind == DC_SET_KERNEL && strcmp(a->sets[i].kernel, "io_uring") == 0)
+			return true;
+	return false;
+}
+
 /* What this kernel offers decides each level's programs. */
 static int load_bpf(struct agent *a)
 {
@@ -97,7 +105,8 @@ static int load_bpf(struct agent *a)
 	const char *fentry = NULL;
 
 	a->t.setup = dc_now_ns(CLOCK_MONOTONIC);
-	dc_features_probe(&a->feat, DC_FEATURES_START | (has_kernel_functions(a) ? DC_FEATURES_KFUNCS : 0));
+	dc_features_probe(&a->feat, DC_FEATURES_START | (has_kernel_functions(a) ? DC_FEATURES_KFUNCS : 0) |
+					    (has_uring(a) ? DC_FEATURES_URING : 0));
 	a->t.features = dc_now_ns(CLOCK_MONOTONIC);
 	if (has_kernel_functions(a)) {
 		a->ksyms = dc_ksyms_open(err, sizeof(err));

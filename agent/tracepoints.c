@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Sets observed at kernel tracepoints: system calls (sys_enter/sys_exit,
- * also for the libc calls that only wrap one), and the block and page
- * cache groups.
+ * also for the libc calls that only wrap one), the block and page cache
+ * groups, and io_uring's requests.
  */
 #include "probes_int.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/io_uring.h>
 
 #include "datacrumbs.skel.h"
 #include "dc_event.h"
@@ -114,6 +115,97 @@ static int set_kernel_func(struct dc_probes *p, enum dc_kfunc k, __u32 id)
 	return bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY);
 }
 
+/* A kernel set's programs (NULL ones skipped): how many are attached,
+ * each one that cannot be said; -1 when out of memory. */
+static int attach_programs(struct dc_probes *p, const struct dc_probe_set *set, struct bpf_program **progs, size_t n)
+{
+	int attached = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bpf_link *l;
+
+		if (!progs[i])
+			continue;
+		l = bpf_program__attach(progs[i]);
+		if (!l) {
+			fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name,
+				bpf_program__section_name(progs[i]), strerror(errno));
+			continue;
+		}
+		if (dc_probes_keep_link(p, l))
+			return -1;
+		attached++;
+	}
+	return attached;
+}
+
+/* A raw tracepoint program attached to the tracepoint of that name: 1, or
+ * 0 with a warning. */
+static int attach_raw(struct dc_probes *p, const struct dc_probe_set *set, struct bpf_program *prog, const char *name)
+{
+	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, name);
+
+	if (!l) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s\n", set->name, name,
+			strerror(errno));
+		return 0;
+	}
+	return dc_probes_keep_link(p, l) ? 0 : 1;
+}
+
+/* io_uring's operations on files, each reported under its name at the
+ * io_uring level; moves: its positive result is bytes moved. */
+static const struct uring_op {
+	unsigned op;
+	const char *name;
+	bool moves;
+} uring_ops[] = {
+	{ IORING_OP_READV, "readv", true },	     { IORING_OP_WRITEV, "writev", true },
+	{ IORING_OP_READ_FIXED, "read_fixed", true }, { IORING_OP_WRITE_FIXED, "write_fixed", true },
+	{ IORING_OP_READ, "read", true },	     { IORING_OP_WRITE, "write", true },
+	{ IORING_OP_SPLICE, "splice", true },	     { IORING_OP_TEE, "tee", true },
+	{ IORING_OP_FSYNC, "fsync", false },	     { IORING_OP_SYNC_FILE_RANGE, "sync_file_range", false },
+	{ IORING_OP_FALLOCATE, "fallocate", false }, { IORING_OP_FADVISE, "fadvise", false },
+	{ IORING_OP_OPENAT, "openat", false },	     { IORING_OP_OPENAT2, "openat2", false },
+	{ IORING_OP_CLOSE, "close", false },	     { IORING_OP_STATX, "statx", false },
+	{ IORING_OP_RENAMEAT, "renameat", false },   { IORING_OP_UNLINKAT, "unlinkat", false },
+	{ IORING_OP_MKDIRAT, "mkdirat", false },     { IORING_OP_SYMLINKAT, "symlinkat", false },
+	{ IORING_OP_LINKAT, "linkat", false },
+};
+
+/* The io_uring set: its operations' functions told to the BPF side, then
+ * the submission and completion tracepoints. */
+static int uring_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	const char *submit = dc_kernel_uring_submit_tracepoint();
+	int fd = bpf_map__fd(p->skel->maps.dc_config);
+	struct dc_config cfg;
+	__u32 zero = 0;
+
+	if (!p->plan->want[DC_LEVEL_URING] || !submit) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': this kernel has no io_uring request "
+				"tracepoints (io_uring_submit_req or _sqe with the request, Linux 6.1): only the "
+				"io_uring system calls are seen (the syscalls set)\n", set->name);
+		return 0;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
+		return -1;
+	for (size_t i = 0; i < sizeof(uring_ops) / sizeof(uring_ops[0]); i++) {
+		long id = dc_probes_add_function(p, uring_ops[i].name, set->category, DC_EV_KERNEL, 0);
+
+		if (id < 0)
+			return -1;
+		_Static_assert(IORING_OP_LAST <= DC_URING_OPS, "io_uring's operations fit the table");
+		cfg.uring_func[uring_ops[i].op] = id;
+		if (uring_ops[i].moves)
+			cfg.uring_moves |= 1ull << uring_ops[i].op;
+	}
+	if (bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY))
+		return -1;
+	return attach_raw(p, set, p->skel->progs.dc_uring_submit, submit) +
+	       attach_raw(p, set, p->skel->progs.dc_uring_complete, "io_uring_complete");
+}
+
 int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set)
 {
 	static const struct {
@@ -125,13 +217,14 @@ int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set)
 		{ "pagecache", "page_cache_delete", DC_KFUNC_PAGE_DELETE },
 	};
 	bool block = strcmp(set->kernel, "block") == 0;
-	struct bpf_program *progs[4] = {
-		block ? p->skel->progs.dc_block_queue : NULL,
-		block ? p->skel->progs.dc_block_split : NULL,
-		block ? p->skel->progs.dc_block_issue : p->skel->progs.dc_page_add,
-		block ? p->skel->progs.dc_block_complete : p->skel->progs.dc_page_delete,
-	};
-	int attached = 0;
+	struct bpf_program *progs[4];
+
+	if (strcmp(set->kernel, "io_uring") == 0)
+		return uring_attach(p, set);
+	progs[0] = block ? p->skel->progs.dc_block_queue : NULL;
+	progs[1] = block ? p->skel->progs.dc_block_split : NULL;
+	progs[2] = block ? p->skel->progs.dc_block_issue : p->skel->progs.dc_page_add;
+	progs[3] = block ? p->skel->progs.dc_block_complete : p->skel->progs.dc_page_delete;
 
 	if (!p->plan->want[block ? DC_LEVEL_BLOCK : DC_LEVEL_PAGECACHE])
 		return 0; /* refused at load: said there */
@@ -144,21 +237,5 @@ int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set)
 		if (id < 0 || set_kernel_func(p, funcs[i].k, id))
 			return -1;
 	}
-	for (int i = 0; i < 4; i++) {
-		struct bpf_link *l;
-
-		if (!progs[i])
-			continue;
-		l = bpf_program__attach(progs[i]);
-
-		if (!l) {
-			fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name,
-				bpf_program__section_name(progs[i]), strerror(errno));
-			continue;
-		}
-		if (dc_probes_keep_link(p, l))
-			return -1;
-		attached++;
-	}
-	return attached;
+	return attach_programs(p, set, progs, 4);
 }

@@ -301,6 +301,9 @@ enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 /* Programs --match-env does not take, by their file name (--skip-program). */
 #define DC_SKIP_COMMS 4
 
+/* io_uring's operations (IORING_OP_*) a ring may carry, a power of two. */
+#define DC_URING_OPS 64
+
 /* Kernel-level events that no call carries: function ids set by dc-agent. */
 enum dc_kfunc {
 	DC_KFUNC_BLOCK_RQ,     /* a block request, issue to completion */
@@ -317,6 +320,11 @@ enum dc_kfunc {
  */
 struct dc_config {
 	__u32 kernel_func[DC_NR_KFUNCS];
+	/* io_uring requests (the io_uring set): the function each operation
+	 * (IORING_OP_*) is reported under, 0 for none; the bit of each whose
+	 * positive result is bytes moved. */
+	__u32 uring_func[DC_URING_OPS];
+	__u64 uring_moves;
 };
 
 /* Keys and values of maps that user space reads too. */

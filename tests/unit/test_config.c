@@ -188,7 +188,7 @@ static void test_errors_name_file_and_line(void **state)
 		     "handles: stdio belongs to a set of library functions");
 	expect_error("set: x\nsyscalls:\n  - {name: writev, fd: 1, iov: 2}\n", 1,
 		     "function 'writev': iov: needs bytes: (the number of its entries)");
-	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache or a list of kernel functions");
+	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache, io_uring or a list of kernel functions");
 	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
 	expect_error("set: k\nkernel:\n  - {name: vfs_read, fd: 1}\n", 1, "kernel function 'vfs_read': only name, match, regex and ret apply");
 	expect_error("set: k\nkernel: [vfs_read]\nlibrary: libc.so.6\n", 1, "a set of kernel functions names no library");
