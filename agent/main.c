@@ -116,6 +116,38 @@ static void print_own_work(const struct agent *a, unsigned long long events)
 			dc_event_rings_late(a->events));
 }
 
+/* A path as a shell takes it back: as it is, or in single quotes. */
+static void put_shell_word(const char *s)
+{
+	if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%")] == 0) {
+		fputs(s, stderr);
+		return;
+	}
+	fputc('\'', stderr);
+	for (; *s; s++)
+		fputs(*s == '\'' ? "'\\''" : (char[]){ *s, 0 }, stderr);
+	fputc('\'', stderr);
+}
+
+/* The commands that take the node file on: its folder is the job's. */
+static void say_next(const char *node_file)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", node_file);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	fputs("dc-agent: next: dc-summary ", stderr);
+	put_shell_word(dir);
+	fputs(" (the report; --html FILE for a web page); dc-merge ", stderr);
+	put_shell_word(dir);
+	fputs(" -f perfetto (a trace for ui.perfetto.dev, written beside the node files)\n", stderr);
+}
+
 static void report(struct agent *a, unsigned long long events, int err)
 {
 	unsigned long long lost = dc_stats_total(a->stats, a->ncpus, DC_STAT_LOST);
@@ -153,6 +185,8 @@ static void report(struct agent *a, unsigned long long events, int err)
 		fprintf(stderr, "dc-agent: per-process totals (profile mode) written to %s\n", a->path);
 	else if (!err)
 		fprintf(stderr, "dc-agent: %llu events written to %s\n", events, a->path);
+	if (!err)
+		say_next(a->path);
 }
 
 static int finish(struct agent *a)

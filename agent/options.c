@@ -11,16 +11,17 @@
 static const char usage[] =
 "Usage: dc-agent [OPTIONS] -- COMMAND [ARGS...]\n"
 "       dc-agent [OPTIONS] --pid PID [--pid PID...]\n"
-"       dc-agent [OPTIONS]\n"
+"       dc-agent [OPTIONS] --match-env NAME=VALUE | --daemon\n"
 "\n"
 "Traces the I/O of a job on this node with eBPF: user-level library calls\n"
 "(uprobes) and kernel-level system calls (tracepoints), of the traced\n"
 "processes and every process they fork, into one node file\n"
 "OUTPUT/JOB_ID/HOSTNAME.dcnode.\n"
 "\n"
-"With a COMMAND, runs it traced and stops when it exits, with its exit status.\n"
-"Without one, runs as the job's daemon until SIGTERM or SIGINT, tracing the\n"
-"processes named with --pid.\n"
+"With a COMMAND, runs it traced and stops when it exits, with its exit status\n"
+"(127 if it cannot be run). Without one, runs as the job's daemon until SIGTERM\n"
+"or SIGINT, tracing the processes named with --pid, the programs --match-env\n"
+"finds, and the MPI ranks that register (--daemon: those only).\n"
 "\n"
 "Options:\n"
 "  -j, --job-id ID       job id (default: $SLURM_JOB_ID, else local-DATE-PID)\n"
@@ -50,6 +51,8 @@ static const char usage[] =
 "                        none: decode every time)\n"
 "      --socket PATH     control socket for MPI ranks (default: $DC_AGENT_SOCKET,\n"
 "                        else /run/datacrumbs/HOST/JOB_ID.sock)\n"
+"      --daemon          run as the job's daemon with nothing named to trace but\n"
+"                        the MPI ranks that register on the control socket\n"
 "      --match-env NAME=VALUE\n"
 "                        also trace every program started with NAME=VALUE in its\n"
 "                        environment, and its children (Slurm: SLURM_JOB_ID=ID),\n"
@@ -194,6 +197,9 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 	case 'C':
 		o->check = 1;
 		return 0;
+	case 'D':
+		o->daemon = 1;
+		return 0;
 	case 'Y':
 		return set_str(&o->s.site_cache, arg);
 	}
@@ -210,6 +216,16 @@ static int check(struct dc_options *o)
 	}
 	if (o->command && o->npids) {
 		fprintf(stderr, "dc-agent: give either a COMMAND or --pid, not both\n");
+		return -1;
+	}
+	if (o->command && o->daemon) {
+		fprintf(stderr, "dc-agent: give either a COMMAND or --daemon, not both\n");
+		return -1;
+	}
+	/* Nothing named to trace: how to use it, rather than a daemon that
+	 * waits for what may never come. */
+	if (!o->command && !o->npids && !o->match_env && !o->daemon && !o->check) {
+		fputs(usage, stderr);
 		return -1;
 	}
 	return 0;
@@ -238,7 +254,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "ready-file", required_argument, 0, 'R' }, { "socket", required_argument, 0, 'S' },
 		{ "match-env", required_argument, 0, 'E' }, { "group-read", no_argument, 0, 'G' },
 		{ "skip-program", required_argument, 0, 'K' }, { "check", no_argument, 0, 'C' },
-		{ "site-cache", required_argument, 0, 'Y' },
+		{ "site-cache", required_argument, 0, 'Y' }, { "daemon", no_argument, 0, 'D' },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },

@@ -11,6 +11,7 @@
 
 struct options {
 	const char *job_id;
+	const char *job_dir; /* the job's node files, where outputs go by default */
 	const char *input;
 	const char *output;
 	const struct dc_output_ops *ops;

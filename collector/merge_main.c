@@ -23,12 +23,16 @@
 
 static const char usage[] =
 "Usage: dc-merge JOB_ID [OPTIONS]\n"
+"       dc-merge JOB_FOLDER|NODE_FILE [OPTIONS]\n"
 "\n"
 "Merges every node file of a job into one timeline, in time order, with the\n"
 "clocks of all nodes on one scale and every process named (MPI ranks first).\n"
+"The job is named by its id, or by its folder of node files or one of them\n"
+"(the folder the agent's last lines name). The output goes beside the node\n"
+"files, as JOB_FOLDER/JOB_ID.json (.pftrace, .h5...), unless -o says otherwise.\n"
 "\n"
 "Options:\n"
-"  -i, --input DIR        the job's folder of node files\n"
+"  -i, --input DIR        the job's folder of node files, with a JOB_ID\n"
 "                         (default: $DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID)\n"
 "  -f, --format FORMAT    json (default), json.gz, perfetto, hdf5, pfw or pfw.gz:\n"
 "                           json      Chrome JSON: any tool reads it; Perfetto's UI\n"
@@ -41,8 +45,8 @@ static const char usage[] =
 "                           pfw       DFTracer's JSON lines, for DFAnalyzer and\n"
 "                                     DFTracer's tools (~200 B a call; pfw.gz ~20)\n"
 "  -o, --output FILE      default: JOB_ID and the format's suffix (.json, .json.gz,\n"
-"                         .pftrace, .h5, .pfw, .pfw.gz) here; - for standard\n"
-"                         output (all but hdf5)\n"
+"                         .pftrace, .h5, .pfw, .pfw.gz) in the job's folder; -\n"
+"                         for standard output (all but hdf5)\n"
 "  -t, --time-range A:B   keep calls that overlap seconds A to B from the job's\n"
 "                         start (A or B may be left out)\n"
 "  -r, --ranks LIST       keep these MPI ranks only, e.g. 0,2,8-15\n"
@@ -59,14 +63,14 @@ static const char usage[] =
 "      --part auto        K and N from srun (SLURM_PROCID, SLURM_NTASKS) or\n"
 "                         mpirun (OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE)\n"
 "      --stitch           join the parts into one file (-o, default JOB_ID.h5 or\n"
-"                         JOB_ID.pftrace). HDF5: no event is copied, /events and\n"
+"                         JOB_ID.pftrace in the job's folder). HDF5: no event is copied, /events and\n"
 "                         /counters map the parts (virtual datasets), so keep\n"
 "                         the parts folder beside it. Perfetto: the parts are\n"
 "                         concatenated. Exit status 3: the file was written,\n"
 "                         but some nodes had no usable part (each is named, and\n"
 "                         left out)\n"
 "      --parts DIR        the parts folder (default JOB_ID.parts, beside the\n"
-"                         output)\n"
+"                         output: in the job's folder)\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
@@ -194,7 +198,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "dc-merge: give one JOB_ID\nTry 'dc-merge --help'.\n");
+		fprintf(stderr, "dc-merge: give one JOB_ID, job folder or node file\nTry 'dc-merge --help'.\n");
 		return -1;
 	}
 	o->job_id = argv[optind];
@@ -358,21 +362,28 @@ int dc_merge_run(const struct options *o, struct dc_job *job, const char *path)
 
 int main(int argc, char **argv)
 {
-	char input[PATH_MAX], output[PATH_MAX], err[PATH_MAX + 256];
+	char input[PATH_MAX], job_id[PATH_MAX], output[PATH_MAX], err[PATH_MAX + 256];
 	struct options o;
 	struct dc_job job;
-	const char *base = getenv("DC_OUTPUT_DIR");
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	if (o.input)
-		snprintf(input, sizeof(input), "%s", o.input);
-	else
-		snprintf(input, sizeof(input), "%s/%s", base && *base ? base : "datacrumbs", o.job_id);
-	snprintf(output, sizeof(output), "%s", o.output ? o.output : o.job_id);
-	if (!o.output)
-		strncat(output, o.ops->suffix, sizeof(output) - strlen(output) - 1);
+	if (dc_job_locate(o.job_id, o.input, input, job_id, err, sizeof(err))) {
+		fprintf(stderr, "dc-merge: %s\n", err);
+		free(o.ranks);
+		return 1;
+	}
+	o.job_id = job_id;
+	o.job_dir = input;
+	/* By default beside the node files. */
+	if (o.output)
+		snprintf(output, sizeof(output), "%s", o.output);
+	else if ((size_t)snprintf(output, sizeof(output), "%s/%s%s", input, job_id, o.ops->suffix) >= sizeof(output)) {
+		fprintf(stderr, "dc-merge: %s: the output's name is too long: give -o\n", input);
+		free(o.ranks);
+		return 1;
+	}
 	if (dc_job_open(input, o.job_id, &job, err, sizeof(err))) {
 		fprintf(stderr, "dc-merge: %s\n", err);
 		free(o.ranks);

@@ -95,7 +95,7 @@ static void default_parts(const struct options *o, const char *output, char *dir
 		return;
 	}
 	snprintf(copy, sizeof(copy), "%s", output ? output : ".");
-	snprintf(dir, len, "%s/%s.parts", output ? dirname(copy) : ".", o->job_id);
+	snprintf(dir, len, "%s/%s.parts", output ? dirname(copy) : o->job_dir, o->job_id);
 }
 
 /* What a Perfetto part's stamp (the file beside it) says: of which job and

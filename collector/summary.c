@@ -13,20 +13,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "nodeset.h"
 #include "summary.h"
 
 static const char usage[] =
 "Usage: dc-summary JOB_ID [-i DIR] [--format text|json] [--top N] [--html FILE]\n"
+"       dc-summary JOB_FOLDER|NODE_FILE [--format text|json] [--top N] [--html FILE]\n"
 "       dc-summary MERGED.h5 [--format text|json] [--top N] [--html FILE]\n"
 "\n"
-"Summarizes a job's I/O from its node files (default input:\n"
-"$DC_OUTPUT_DIR/JOB_ID, else ./datacrumbs/JOB_ID), or from the HDF5 file\n"
-"dc-merge made of them: per level and function\n"
+"Summarizes a job's I/O from its node files (the job's folder, one of its\n"
+"node files, or its id: then the folder is -i, else $DC_OUTPUT_DIR/JOB_ID,\n"
+"else ./datacrumbs/JOB_ID), or from the HDF5 file dc-merge made of them:\n"
+"per level and function\n"
 "calls, bytes and time; per MPI rank totals and the slowest ranks; the top\n"
 "files by bytes and by time; read and write size histograms; bandwidth;\n"
 "lost events. Bytes are bytes moved; time is time inside the calls.\n"
 "\n"
-"  -i, --input DIR       the job's folder of node files\n"
+"  -i, --input DIR       the job's folder of node files, with a JOB_ID\n"
 "  -f, --format FORMAT   text (default) or json\n"
 "  -n, --top N           files and ranks listed (default 10)\n"
 "  -H, --html FILE       also write the report as one self-contained web page\n"
@@ -52,8 +55,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' },	{ "html", required_argument, 0, 'H' },
 		{ 0 },
 	};
-	const char *input = NULL, *html = NULL, *base = getenv("DC_OUTPUT_DIR");
-	char dir[PATH_MAX];
+	const char *input = NULL, *html = NULL;
+	char dir[PATH_MAX], id[PATH_MAX], err[PATH_MAX + 256];
 	struct summary s = { 0 };
 	int c, json = 0, top = 10, rc;
 
@@ -90,17 +93,17 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "dc-summary: give one JOB_ID or merged .h5 file\nTry 'dc-summary --help'.\n");
+		fprintf(stderr, "dc-summary: give one JOB_ID, job folder, node file or merged .h5 file\n"
+				"Try 'dc-summary --help'.\n");
 		return 2;
 	}
-	if (is_file(argv[optind])) {
+	if (is_file(argv[optind]) && !dc_is_node_file(argv[optind])) {
 		rc = dc_summary_from_h5(&s, argv[optind]);
+	} else if (dc_job_locate(argv[optind], input, dir, id, err, sizeof(err))) {
+		fprintf(stderr, "dc-summary: %s\n", err);
+		rc = -1;
 	} else {
-		if (input)
-			snprintf(dir, sizeof(dir), "%s", input);
-		else
-			snprintf(dir, sizeof(dir), "%s/%s", base && *base ? base : "datacrumbs", argv[optind]);
-		rc = dc_summary_from_nodes(&s, dir, argv[optind]);
+		rc = dc_summary_from_nodes(&s, dir, id);
 	}
 	if (!rc) {
 		qsort(s.fns, s.nfns, sizeof(*s.fns), dc_summary_by_fn);

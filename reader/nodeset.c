@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void warn(const char *fmt, ...)
@@ -186,7 +187,7 @@ static int index_node(struct dc_job *job, struct dc_node *n)
 	return 0;
 }
 
-static bool is_node_file(const char *name)
+bool dc_is_node_file(const char *name)
 {
 	size_t len = strlen(name), sl = strlen(DC_NODE_SUFFIX);
 
@@ -206,7 +207,7 @@ static bool has_node_files(const char *dir)
 	bool found = false;
 
 	while (d && !found && (de = readdir(d)))
-		found = is_node_file(de->d_name);
+		found = dc_is_node_file(de->d_name);
 	if (d)
 		closedir(d);
 	return found;
@@ -252,7 +253,7 @@ static char **list_node_files(const char *dir, size_t *n, char *err, size_t errl
 	while ((de = readdir(d))) {
 		char **v;
 
-		if (!is_node_file(de->d_name))
+		if (!dc_is_node_file(de->d_name))
 			continue;
 		v = realloc(names, (*n + 1) * sizeof(*v));
 		if (!v)
@@ -268,6 +269,77 @@ static char **list_node_files(const char *dir, size_t *n, char *err, size_t errl
 	else
 		no_node_files(dir, err, errlen);
 	return names;
+}
+
+/* The job id in the header of the node file at path. */
+static int header_job_id(const char *path, char *id, char *err, size_t errlen)
+{
+	struct dc_reader *r = dc_reader_open(path, err, errlen);
+
+	if (!r)
+		return -1;
+	snprintf(id, PATH_MAX, "%s", dc_reader_header(r)->job_id);
+	dc_reader_close(r);
+	/* Outputs are named after it: a file's header is anyone's words. */
+	if (!*id || strchr(id, '/') || strcmp(id, ".") == 0 || strcmp(id, "..") == 0) {
+		snprintf(err, errlen, "%s: its job id '%s' cannot name a file: give the job id and -i instead",
+			 path, id);
+		return -1;
+	}
+	return 0;
+}
+
+int dc_job_locate(const char *arg, const char *input, char *dir, char *id, char *err, size_t errlen)
+{
+	const char *base = getenv("DC_OUTPUT_DIR");
+	struct stat st;
+	size_t len = strlen(arg);
+
+	/* With -i it is the id; else a folder of node files, or one of them. */
+	if (!input && stat(arg, &st) == 0 &&
+	    (S_ISDIR(st.st_mode) ? has_node_files(arg) : S_ISREG(st.st_mode) && dc_is_node_file(arg))) {
+		char **names;
+		size_t n;
+		int rc;
+
+		if (len >= PATH_MAX) {
+			snprintf(err, errlen, "%s: the name is too long", arg);
+			return -1;
+		}
+		snprintf(dir, PATH_MAX, "%s", arg);
+		if (!S_ISDIR(st.st_mode)) {
+			char *slash = strrchr(dir, '/');
+
+			if (slash)
+				*(slash == dir ? slash + 1 : slash) = 0;
+			else
+				snprintf(dir, PATH_MAX, ".");
+			return header_job_id(arg, id, err, errlen);
+		}
+		while (len > 1 && dir[len - 1] == '/')
+			dir[--len] = 0;
+		if (!(names = list_node_files(dir, &n, err, errlen)))
+			return -1;
+		rc = header_job_id(names[0], id, err, errlen);
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return rc;
+	}
+	if (len >= PATH_MAX || !*arg) {
+		snprintf(err, errlen, "'%s' is no job id", arg);
+		return -1;
+	}
+	snprintf(id, PATH_MAX, "%s", arg);
+	if (input)
+		len = snprintf(dir, PATH_MAX, "%s", input);
+	else
+		len = snprintf(dir, PATH_MAX, "%s/%s", base && *base ? base : "datacrumbs", arg);
+	if (len >= PATH_MAX) {
+		snprintf(err, errlen, "%s: the folder's name is too long", arg);
+		return -1;
+	}
+	return 0;
 }
 
 static int open_node(struct dc_job *job, const char *path, const char *id)

@@ -68,6 +68,17 @@ struct dc_job {
 	struct dc_node *part; /* dc_job_part: the one node whose runs this holds */
 };
 
+/*
+ * Where a job's node files are and its id, from what a user gave: a job
+ * id (its folder: input, else $DC_OUTPUT_DIR/ID, else ./datacrumbs/ID),
+ * or, without input, a folder that holds node files or one of them (the
+ * id then from the first node file's header). dir and id: room for PATH_MAX bytes each. 0, or -1
+ * with the reason in err.
+ */
+int dc_job_locate(const char *arg, const char *input, char *dir, char *id, char *err, size_t errlen);
+/* Whether a file's name is a node file's (its suffix). */
+bool dc_is_node_file(const char *name);
+
 /* Opens every *.dcnode of dir whose job id is id. Files that cannot be used
  * are skipped with a warning on stderr; -1 (and a message) when none can. */
 int dc_job_open(const char *dir, const char *id, struct dc_job *job, char *err, size_t errlen);

@@ -119,7 +119,7 @@ start_agent() {
 	local job=$1
 	shift
 	rm -f "$TMP/ready"
-	"$DC_AGENT" -o "$TMP/out" -j "$job" --socket "$TMP/$job.sock" --ready-file "$TMP/ready" "$@" 2>"$TMP/$job.err" &
+	"$DC_AGENT" -o "$TMP/out" -j "$job" --daemon --socket "$TMP/$job.sock" --ready-file "$TMP/ready" "$@" 2>"$TMP/$job.err" &
 	AGENT=$!
 	for _ in $(seq 100); do [ -e "$TMP/ready" ] && return; sleep 0.1; done
 	cat "$TMP/$job.err"

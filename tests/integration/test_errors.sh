@@ -3,11 +3,17 @@
 . "$(dirname "$0")/lib.sh"
 
 "$DC_AGENT" --help >"$TMP/help.txt"
-for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --socket --match-env --group-read --verbose --version; do
+for opt in --job-id --output --mode --interval --probes --config --pid --uid --ringbuf-mb --ready-file --socket --match-env --daemon --group-read --verbose --version; do
 	assert_contains "$TMP/help.txt" "$opt" "--help documents $opt"
 done
 assert_contains <("$DC_AGENT" --version) "dc-agent (DataCrumbs)" "--version"
 
+# Nothing named to trace: how to use it, exit 2, and no daemon left waiting.
+rc=0
+timeout 10 "$DC_AGENT" -o "$TMP/o" >"$TMP/bare.out" 2>"$TMP/bare.err" || rc=$?
+assert_eq "$rc" "2" "a bare dc-agent: exit status 2"
+assert_contains "$TMP/bare.err" "Usage: dc-agent [OPTIONS] -- COMMAND" "a bare dc-agent: its usage"
+[ ! -e "$TMP/o" ] || fail "a bare dc-agent made its output folder"
 expect_fail "unknown option" "Try 'dc-agent --help'" "$DC_AGENT" --bogus
 expect_fail "bad mode" "expected trace or profile" "$DC_AGENT" --mode fast -- true
 expect_fail "bad ring buffer size" "not a power of two" "$DC_AGENT" --ringbuf-mb 3 -- true
@@ -72,5 +78,5 @@ assert_eq "$(calls syscall openat "^$TMP/capdir/posix_write\\.dat\$")" "1 0 0" "
 # --group-read: 0640 node files, and a 0640 merged output.
 trace grp --group-read -p posix -- true
 assert_eq "$(stat -c '%a' "$NODEFILE")" "640" "node file with --group-read"
-(cd "$TMP" && "$DC_MERGE" grp -i "$TMP/out/grp" --group-read -q)
-assert_eq "$(stat -c '%a' "$TMP/grp.json")" "640" "merged output with --group-read"
+"$DC_MERGE" grp -i "$TMP/out/grp" --group-read -q
+assert_eq "$(stat -c '%a' "$TMP/out/grp/grp.json")" "640" "merged output with --group-read"

@@ -26,7 +26,7 @@ n=$(grep -c '^event ' "$TMP/killed.dump" || true)
 [ "$n" -gt 0 ] || fail "no events kept from before the kill"
 echo "ok: $n events kept from before the kill"
 cd "$TMP"
-"$DC_MERGE" killed -i "$TMP/out/killed" 2>"$TMP/merge.err"
+"$DC_MERGE" "$TMP/out/killed" -o killed.json 2>"$TMP/merge.err"
 assert_contains "$TMP/merge.err" "merged up to its last whole chunk" "dc-merge warns and merges"
 python3 "$DC_TOOLS/trace_summary.py" killed.json >/dev/null
 sleep 0.5
@@ -43,6 +43,6 @@ NODEFILE=$(ls "$TMP/out/crash"/*.dcnode)
 DUMP=$TMP/crash.dump
 assert_eq "$(calls posix write "^$TMP/crash\\.dat\$")" "5 50 50" "writes before the crash"
 assert_eq "$(awk '$1 == "process" && $3 == "kind=exit" { print $6 }' "$DUMP")" "signal=11" "process marked as ended by SIGSEGV"
-"$DC_MERGE" crash -i "$TMP/out/crash" -q
+"$DC_MERGE" "$TMP/out/crash" -o crash.json -q
 grep -q '"labels":"[^"]*killed by signal 11"' crash.json || fail "merged label of the crashed process"
 echo "ok: merged timeline labels the crash"

@@ -26,8 +26,10 @@ expect_fail "output that is a symlink" "is a symbolic link" "$DC_MERGE" good -i 
 mknod "$TMP/mine/blk" b 7 250
 expect_fail "output that is a block device" "is not a regular file, a character device or a FIFO" \
 	"$DC_MERGE" good -i "$job" -o "$TMP/mine/blk"
-(cd "$TMP/mine" && mkfifo good.json && expect_fail "default output name taken by a FIFO" \
-	"name it with -o to write to it in place" "$DC_MERGE" good -i "$job")
+mkfifo "$job/good.json"
+expect_fail "default output name (beside the node files) taken by a FIFO" \
+	"name it with -o to write to it in place" "$DC_MERGE" good -i "$job"
+rm "$job/good.json"
 # A FIFO another user planted in a sticky shared folder: refused at once
 # (it would hand them the trace, or hang root until they read).
 mkdir -p "$TMP/shared"

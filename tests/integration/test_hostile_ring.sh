@@ -16,7 +16,7 @@ chown "$evil" "$TMP/evil"
 as_evil mkfifo "$TMP/evil/fifo"
 
 sock=$TMP/r.sock
-"$DC_AGENT" -o "$TMP/out" -j r --uid "$evil_uid" --socket "$sock" -p posix,mpiio --ready-file "$TMP/ready" \
+"$DC_AGENT" -o "$TMP/out" -j r --daemon --uid "$evil_uid" --socket "$sock" -p posix,mpiio --ready-file "$TMP/ready" \
 	2>"$TMP/r.err" &
 agent=$!
 for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done

@@ -6,7 +6,7 @@
 : "${DC_REGISTER:?set by ctest}"
 
 sock=$TMP/f.sock
-"$DC_AGENT" -o "$TMP/out" -j f --socket "$sock" -p posix --ready-file "$TMP/ready" 2>"$TMP/f.err" &
+"$DC_AGENT" -o "$TMP/out" -j f --daemon --socket "$sock" -p posix --ready-file "$TMP/ready" 2>"$TMP/f.err" &
 agent=$!
 for _ in $(seq 100); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
 [ -e "$TMP/ready" ] || { cat "$TMP/f.err"; fail "agent did not start"; }

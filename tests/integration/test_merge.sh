@@ -5,12 +5,27 @@
 
 trace merge -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP' 1000 4096 && '$DC_WORKLOADS/fork_tree' '$TMP' 3"
 
+# The job's folder, as the agent's last line names it: the output beside
+# the node files.
+J=$TMP/out/merge
+assert_contains "$TMP/merge.err" "dc-agent: next: dc-summary $J " "the agent names the next step"
 cd "$TMP"
-"$DC_MERGE" merge -i "$TMP/out/merge" 2>"$TMP/merge.err"
+"$DC_MERGE" "$J" 2>"$TMP/merge.err"
+cd "$J"
 assert_contains "$TMP/merge.err" "dc-merge: job merge: 1 node" "summary line"
-[ -s merge.json ] || fail "no merge.json"
+assert_contains "$TMP/merge.err" "$J/merge.json" "summary line names the output"
+[ -s merge.json ] || fail "no merge.json beside the node files"
 [ "$(stat -c %a merge.json)" = 600 ] || fail "merge.json is not private: $(stat -c %a merge.json)"
-ls "$TMP" | grep -q '\.tmp\.' && fail "temporary file left behind"
+ls "$J" | grep -q '\.tmp\.' && fail "temporary file left behind"
+# A node file names its job as well; a job id with -i as before.
+"$DC_MERGE" "$NODEFILE" -o "$TMP/byfile.json" -q
+diff <(python3 "$DC_TOOLS/trace_summary.py" merge.json) <(python3 "$DC_TOOLS/trace_summary.py" "$TMP/byfile.json") ||
+	fail "merged from a node file: not the same calls"
+echo "ok: a node file names its job"
+# With -i, the argument is the id, whatever folder has its name.
+mkdir -p "$TMP/merge" && (cd "$TMP" && "$DC_MERGE" merge -i "$J" -o "$TMP/byid.json" -q)
+[ -s "$TMP/byid.json" ] || fail "a job id that is also a folder's name, with -i"
+echo "ok: with -i, the argument is the job id"
 
 python3 "$DC_TOOLS/trace_summary.py" merge.json >json.txt
 line() { grep "^$1 $2 " json.txt | cut -d' ' -f3-; }

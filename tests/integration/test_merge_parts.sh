@@ -9,14 +9,14 @@
 cd "$TMP"
 
 # The summaries a reader gets of a merged file and of a stitched one.
-same_as_merge() { # job input-dir what
-	local job=$1 in=$2 what=$3
+same_as_merge() { # job input-dir what [stitched file, default $TMP/JOB.h5]
+	local job=$1 in=$2 what=$3 stitched=${4:-$TMP/$1.h5}
 	"$DC_MERGE" "$job" -i "$in" -f hdf5 -o "$TMP/$job.merged.h5" -q
 	"$DC_H5SUMMARY" --ranks "$TMP/$job.merged.h5" >"$TMP/$job.merged.txt"
-	"$DC_H5SUMMARY" --ranks --any-order "$TMP/$job.h5" >"$TMP/$job.stitched.txt"
+	"$DC_H5SUMMARY" --ranks --any-order "$stitched" >"$TMP/$job.stitched.txt"
 	diff "$TMP/$job.merged.txt" "$TMP/$job.stitched.txt" >&2 || fail "$what: calls, ranks or first and last calls differ"
 	"$DC_SUMMARY" "$TMP/$job.merged.h5" --format json --top 1000 >"$TMP/$job.merged.json"
-	"$DC_SUMMARY" "$TMP/$job.h5" --format json --top 1000 >"$TMP/$job.stitched.json"
+	"$DC_SUMMARY" "$stitched" --format json --top 1000 >"$TMP/$job.stitched.json"
 	python3 - "$TMP/$job.merged.json" "$TMP/$job.stitched.json" <<'PY' || fail "$what: dc-summary differs"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
@@ -32,12 +32,13 @@ PY
 # once, as srun would start them (K and N from SLURM_PROCID/SLURM_NTASKS).
 "$DC_GEN" "$TMP/in" big 7 6000
 for k in 0 1 2; do
-	SLURM_PROCID=$k SLURM_NTASKS=3 "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part auto 2>"$TMP/part.$k.err" &
+	SLURM_PROCID=$k SLURM_NTASKS=3 "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part auto --parts big.parts \
+		2>"$TMP/part.$k.err" &
 done
 wait
 assert_eq "$(cat "$TMP"/part.*.err | grep -c 'part [0-2]/3: node node00[0-6], 6000 events')" "7" "each node converted once"
 assert_eq "$(ls big.parts | tr '\n' ' ')" "node-00000.h5 node-00001.h5 node-00002.h5 node-00003.h5 node-00004.h5 node-00005.h5 node-00006.h5 " "one part a node"
-"$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch 2>"$TMP/stitch.err" || fail "stitch failed: $(cat "$TMP/stitch.err")"
+"$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch -o big.h5 2>"$TMP/stitch.err" || fail "stitch failed: $(cat "$TMP/stitch.err")"
 assert_contains "$TMP/stitch.err" "7 parts stitched into big.h5" "the stitch's line"
 same_as_merge big "$TMP/in/big" "7 nodes"
 
@@ -91,9 +92,11 @@ echo "ok: missing, damaged and stale parts named; the rest of the job kept"
 mkdir -p "$TMP/m"
 trace real -p posix,syscalls -- mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$DC_PMPI" \
 	"$DC_WORKLOADS/mpi_posix" "$TMP/m"
-"$DC_MERGE" real -i "$TMP/out/real" -f hdf5 --part 0/1 -q
-"$DC_MERGE" real -i "$TMP/out/real" -f hdf5 --stitch -q
-same_as_merge real "$TMP/out/real" "a traced 4-rank MPI job"
+# By default, the parts and the stitched file go beside the node files.
+"$DC_MERGE" "$TMP/out/real" -f hdf5 --part 0/1 -q
+"$DC_MERGE" "$TMP/out/real" -f hdf5 --stitch -q
+[ -d "$TMP/out/real/real.parts" ] || fail "no parts folder beside the node files"
+same_as_merge real "$TMP/out/real" "a traced 4-rank MPI job" "$TMP/out/real/real.h5"
 assert_eq "$(grep -c '^rank [0-3] ' real.stitched.txt)" "4" "the four ranks named"
 
 # Perfetto: parts concatenate into one trace that decodes with Perfetto's
@@ -107,12 +110,12 @@ done
 wait
 "$DC_MERGE" big -i "$TMP/in/big" -f perfetto --stitch -q || fail "perfetto stitch failed"
 "$DC_MERGE" big -i "$TMP/in/big" -o big.json -q
-decode big.pftrace big.pf.txt || fail "protoc cannot decode the joined trace"
+decode "$TMP/in/big/big.pftrace" big.pf.txt || fail "protoc cannot decode the joined trace"
 python3 "$DC_TOOLS/pftrace_check.py" big.pf.txt big.json >pf.check || { tail -3 pf.check; fail "joined perfetto trace"; }
 assert_contains pf.check "ok: same calls and bytes as the JSON" "the joined trace's calls and bytes equal the single merge's"
-rm big.parts/node-00002.pftrace
+rm "$TMP/in/big/big.parts/node-00002.pftrace"
 rc=0
-"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --stitch -o gap.pftrace 2>gap.err || rc=$?
+"$DC_MERGE" big -i "$TMP/in/big" -f perfetto --stitch --parts "$TMP/in/big/big.parts" -o gap.pftrace 2>gap.err || rc=$?
 assert_eq "$rc" "3" "perfetto: exit status with a node left out"
 assert_contains gap.err "node node002: no part" "perfetto: the missing part named"
 decode gap.pftrace gap.txt || fail "protoc cannot decode the trace with a gap"

@@ -29,7 +29,7 @@ for r in 0 1 2 3; do
 done
 
 cd "$TMP"
-"$DC_MERGE" mpiposix -i "$TMP/out/mpiposix" -q
+"$DC_MERGE" mpiposix -i "$TMP/out/mpiposix" -o mpiposix.json -q
 python3 "$DC_TOOLS/trace_summary.py" mpiposix.json --processes >processes.txt
 head -4 processes.txt >ranks.txt
 assert_eq "$(tr '\n' ' ' <ranks.txt)" "rank 0 rank 1 rank 2 rank 3 " "merged timeline: ranks first, in order"

@@ -8,9 +8,9 @@ cd "$TMP"
 mkdir -p "$TMP/w"
 trace pfw -p posix,stdio,syscalls -- mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$DC_PMPI" \
 	"$DC_WORKLOADS/mpi_posix" "$TMP/w"
-"$DC_MERGE" pfw -i "$TMP/out/pfw" -q
-"$DC_MERGE" pfw -i "$TMP/out/pfw" -f pfw -q
-"$DC_MERGE" pfw -i "$TMP/out/pfw" -f pfw.gz -q
+"$DC_MERGE" pfw -i "$TMP/out/pfw" -o pfw.json -q
+"$DC_MERGE" pfw -i "$TMP/out/pfw" -f pfw -o pfw.pfw -q
+"$DC_MERGE" pfw -i "$TMP/out/pfw" -f pfw.gz -o pfw.pfw.gz -q
 python3 "$DC_TOOLS/pfw_check.py" pfw.pfw pfw.json "$TMP/w/" >check.txt || fail "the pfw trace differs from the JSON"
 cmp <(gzip -dc pfw.pfw.gz) pfw.pfw || fail "pfw.gz is not the gzip of pfw"
 assert_eq "$(grep '^ranks' check.txt)" "ranks [0, 1, 2, 3]" "the ranks named by PR lines"

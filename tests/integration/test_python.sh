@@ -54,7 +54,8 @@ PY
 mkdir -p "$TMP/mpi"
 trace pyjob -p posix,stdio,syscalls,mpiio -- mpirun --allow-run-as-root --oversubscribe -np 4 \
 	-x LD_PRELOAD="$DC_PMPI" "$DC_WORKLOADS/mpi_io" "$TMP/mpi" 1024
-(cd "$TMP" && "$DC_MERGE" pyjob -i "$TMP/out/pyjob" -f hdf5 -q && "$DC_MERGE" pyjob -i "$TMP/out/pyjob" -f pfw.gz -q)
+"$DC_MERGE" pyjob -i "$TMP/out/pyjob" -f hdf5 -o "$TMP/pyjob.h5" -q
+"$DC_MERGE" pyjob -i "$TMP/out/pyjob" -f pfw.gz -o "$TMP/pyjob.pfw.gz" -q
 "$DC_SUMMARY" pyjob -i "$TMP/out/pyjob" --format json --top 100000 >"$TMP/pyjob.sum.json"
 figures "$TMP/pyjob.h5" pyjob
 same "$TMP/pyjob.sum.json" "$TMP/pyjob.fig.json" "MPI job, merged HDF5"
@@ -95,9 +96,9 @@ expect_fail "a newer HDF5 layout" "written by a newer DataCrumbs (HDF5 layout 2;
 # Five synthetic nodes of four ranks each, stitched from parts: the same
 # figures through the virtual datasets.
 "$DC_GEN" "$TMP/in" big 5 4000
-(cd "$TMP" && for k in 0 1 2 3 4; do "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part $k/5 -q; done &&
-	"$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch -q)
+for k in 0 1 2 3 4; do "$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --part $k/5 -q; done
+"$DC_MERGE" big -i "$TMP/in/big" -f hdf5 --stitch -q
 "$DC_SUMMARY" big -i "$TMP/in/big" --format json --top 100000 >"$TMP/big.sum.json"
-figures "$TMP/big.h5" big
+figures "$TMP/in/big/big.h5" big
 same "$TMP/big.sum.json" "$TMP/big.fig.json" "5 nodes, stitched HDF5"
 assert_eq "$("$PY" -c "import json; print(len(json.load(open('$TMP/big.fig.json'))['ranks']))")" "20" "5 nodes: 20 ranks"

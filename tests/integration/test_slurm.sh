@@ -35,7 +35,7 @@ done
 pids=$(grep -E "func=write .*path=$TMP/t[01]/" "$DUMP" | grep -o ' pid=[0-9]*' | sort -u | wc -l)
 assert_eq "$(echo $pids)" "2" "two task processes"
 cd "$TMP"
-"$DC_MERGE" "$job" -i "$DC_OUTPUT_DIR/$job" -q
+"$DC_MERGE" "$job" -i "$DC_OUTPUT_DIR/$job" -o "$job.json" -q
 assert_eq "$(python3 "$DC_TOOLS/trace_summary.py" "$job.json" --path '/t[01]/posix_write[.]dat$' | grep '^posix write ')" \
 	"posix write 200 102400 102400" "merged trace holds both tasks"
 [ ! -e "$DC_STATE_DIR/$(hostname)/$job.pid" ] || fail "agent pid file left after the epilog"

@@ -8,6 +8,10 @@ trace sum -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP/w' 1000 4096 && '$DC_WORKL
 "$DC_SUMMARY" sum -i "$TMP/out/sum" >"$TMP/sum.txt"
 "$DC_SUMMARY" sum -i "$TMP/out/sum" --format json >"$TMP/sum.json"
 assert_contains "$TMP/sum.txt" "# DataCrumbs job summary: job sum" "text summary"
+# The job's folder, or one of its node files, as well as its id.
+"$DC_SUMMARY" "$TMP/out/sum/" | cmp -s - "$TMP/sum.txt" || fail "dc-summary of the job's folder differs"
+"$DC_SUMMARY" "$NODEFILE" | cmp -s - "$TMP/sum.txt" || fail "dc-summary of a node file differs"
+echo "ok: the job's folder and a node file name the job"
 
 q() { python3 -c "import json, sys; d = json.load(open('$TMP/sum.json')); print($1)"; }
 fn() { q "[(f['calls'], f['bytes']) for f in d['functions'] if f['level'] == '$1' and f['function'] == '$2'][0]"; }
@@ -36,7 +40,7 @@ for r in 0 1 2 3; do
 done
 
 # The merged HDF5 file gives the same summary as the node files.
-(cd "$TMP" && "$DC_MERGE" mpisum -i "$TMP/out/mpisum" -f hdf5 -q)
+"$DC_MERGE" mpisum -i "$TMP/out/mpisum" -f hdf5 -o "$TMP/mpisum.h5" -q
 "$DC_SUMMARY" "$TMP/mpisum.h5" --format json --top 100 >"$TMP/fromh5.json"
 # The file says its layout's version; a newer one than this release reads is refused, by name.
 assert_eq "$(/usr/bin/python3 -c "import h5py; print(h5py.File('$TMP/mpisum.h5').attrs['layout_version'])")" "1" "HDF5 layout version"

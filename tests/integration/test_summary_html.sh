@@ -42,7 +42,7 @@ done
 echo "ok: the report of a 4-rank job"
 
 # The same report from the merged HDF5 file.
-(cd "$TMP" && "$DC_MERGE" web -i "$TMP/out/web" -f hdf5 -q)
+"$DC_MERGE" web -i "$TMP/out/web" -f hdf5 -o "$TMP/web.h5" -q
 "$DC_SUMMARY" "$TMP/web.h5" --format json --top 100 --html "$TMP/fromh5.html" >"$TMP/fromh5.json"
 check "$TMP/fromh5.html" "$TMP/fromh5.json"
 python3 - "$TMP/web.json" "$TMP/fromh5.json" <<'PY' || fail "the node files' report and the merged file's differ"
