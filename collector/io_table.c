@@ -118,18 +118,28 @@ static void text_row(FILE *f, const char *name, const struct row *r)
 		(unsigned long long)r->op[1].calls, (unsigned long long)r->op[1].bytes, r->op[1].time_ns / 1e9);
 }
 
+/* Sections only where there is something to show: a job's reads and
+ * writes (none in profile mode, which has no per-call events), its ranks. */
 void dc_io_table_text(const struct dc_io_table *t, FILE *f, const char *level, int top)
 {
 	static const char *const ops[2] = { "reads", "writes" };
+	bool any = false, ranks = false;
 	char name[64];
 	int shown = 0;
 
+	for (size_t i = 0; i < t->nnodes; i++)
+		any |= t->nodes[i].op[0].calls || t->nodes[i].op[1].calls;
+	for (int r = 0; r < t->nranks; r++)
+		ranks |= t->ranks[r].seen;
+	if (!any)
+		return;
 	fprintf(f, "\n## Per node (reads and writes at the %s level)\n%-16s %10s %14s %10s %10s %14s %10s\n",
 		dc_text_view(level), "host", "reads", "read_bytes", "read_s", "writes", "write_bytes", "write_s");
 	for (size_t i = 0; i < t->nnodes; i++)
 		text_row(f, dc_text_view(host_of(t, i)), &t->nodes[i]);
-	fprintf(f, "\n## Per rank\n%-16s %10s %14s %10s %10s %14s %10s\n", "rank (host)", "reads", "read_bytes",
-		"read_s", "writes", "write_bytes", "write_s");
+	if (ranks)
+		fprintf(f, "\n## Per rank\n%-16s %10s %14s %10s %10s %14s %10s\n", "rank (host)", "reads",
+			"read_bytes", "read_s", "writes", "write_bytes", "write_s");
 	for (int r = 0; r < t->nranks && shown < top; r++) {
 		if (!t->ranks[r].seen)
 			continue;

@@ -2,6 +2,7 @@
 /*
  * dc-summary's reports as text for people and as JSON for scripts.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,12 +174,39 @@ void dc_summary_print_json(struct summary *s, int top)
 	free(slow);
 }
 
-static void text_files(const char *title, struct file_row *files, size_t n, int top)
+static void text_files(const char *title, struct file_row *files, size_t n, int top, int lw)
 {
-	printf("\n## %s\n%-8s %10s %14s %10s  %s\n", title, "level", "calls", "bytes", "time_s", "path");
+	if (!n)
+		return;
+	printf("\n## %s (bytes: data read and written)\n%-*s %10s %14s %10s  %s\n", title, lw, "level", "calls",
+	       "bytes", "time_s", "path");
 	for (size_t i = 0; i < n && (int)i < top; i++)
-		printf("%-8s %10llu %14llu %10.6f  %s\n", dc_text_view(files[i].level), (unsigned long long)files[i].t.calls,
-		       (unsigned long long)files[i].t.bytes, files[i].t.time_ns / 1e9, dc_text_view(files[i].path));
+		printf("%-*s %10llu %14llu %10.6f  %s\n", lw, dc_text_view(files[i].level),
+		       (unsigned long long)files[i].t.calls, (unsigned long long)files[i].t.bytes,
+		       files[i].t.time_ns / 1e9, dc_text_view(files[i].path));
+}
+
+/* The level column: as wide as the longest level's name (pagecache). */
+static int level_width(const struct summary *s)
+{
+	int w = 8;
+
+	for (size_t i = 0; i < s->nlevels; i++) {
+		int n = strlen(dc_text_view(s->levels[i].level));
+
+		w = n > w ? n : w;
+	}
+	return w;
+}
+
+static bool any_access_sizes(const struct summary *s)
+{
+	for (size_t i = 0; i < s->nlevels; i++)
+		for (int op = 0; op < 2; op++)
+			for (int b = 0; b < NBINS; b++)
+				if (s->levels[i].hist[op][b])
+					return true;
+	return false;
 }
 
 double dc_summary_span_s(const struct summary *s)
@@ -190,41 +218,52 @@ void dc_summary_print_text(struct summary *s, int top)
 {
 	const struct job_info *job = &s->job;
 	double span = dc_summary_span_s(s);
-	int nslow, *slow = dc_summary_slowest_ranks(s, &nslow);
+	int nslow, *slow = dc_summary_slowest_ranks(s, &nslow), lw = level_width(s);
+	/* Profile mode's totals have no longest call, nor a span to divide by. */
+	bool profile = job->counted && !job->events;
+	char cell[32];
 
 	printf("# DataCrumbs job summary: job %s\n", dc_text_view(job->id));
 	printf("# nodes %zu, MPI ranks %d, events %llu, lost events %llu%s, span %.6f s\n", job->nnodes,
 	       job->ranks, job->events, job->lost, job->lost ? " (counts are low by as much)" : "", span);
 	if (job->counted)
-		printf("# profile mode: %llu calls in the in-kernel totals below (no per-call events, so no access "
-		       "sizes or files)\n", job->counted);
+		printf("# profile mode: %llu calls in the in-kernel totals below: calls, bytes and time; no per-call "
+		       "events, so no longest call, bandwidth, access sizes, files or per-node reads and writes\n",
+		       job->counted);
 	if (job->skipped)
 		printf("# warning: %llu events in damaged chunks were skipped and are counted nowhere below (%s)\n",
 		       job->skipped, dc_text_view(job->skip_reason));
 	for (size_t i = 0; i < s->nwarnings; i++)
 		printf("# warning: node %s: %s\n", dc_text_view(s->warnings[i].host), dc_text_view(s->warnings[i].what));
-	printf("\n## Per level and function\n%-8s %-24s %10s %14s %12s %10s\n", "level", "function", "calls",
-	       "bytes", "time_s", "max_ms");
-	for (size_t i = 0; i < s->nfns; i++)
-		printf("%-8s %-24s %10llu %14llu %12.6f %10.3f\n", dc_text_view(s->fns[i].level), dc_text_view(s->fns[i].name),
-		       (unsigned long long)s->fns[i].t.calls, (unsigned long long)s->fns[i].t.bytes,
-		       s->fns[i].t.time_ns / 1e9, s->fns[i].t.max_ns / 1e6);
-	printf("\n## Per level\n%-8s %10s %14s %14s %12s %14s\n", "level", "calls", "read_bytes", "write_bytes",
-	       "time_s", "MiB/s (span)");
+	if (s->nfns)
+		printf("\n## Per level and function\n%-*s %-24s %10s %14s %12s %10s\n", lw, "level", "function",
+		       "calls", "bytes", "time_s", "max_ms");
+	for (size_t i = 0; i < s->nfns; i++) {
+		snprintf(cell, sizeof(cell), "%.3f", s->fns[i].t.max_ns / 1e6);
+		printf("%-*s %-24s %10llu %14llu %12.6f %10s\n", lw, dc_text_view(s->fns[i].level),
+		       dc_text_view(s->fns[i].name), (unsigned long long)s->fns[i].t.calls,
+		       (unsigned long long)s->fns[i].t.bytes, s->fns[i].t.time_ns / 1e9, profile ? "-" : cell);
+	}
+	if (s->nlevels)
+		printf("\n## Per level\n%-*s %10s %14s %14s %12s %14s\n", lw, "level", "calls", "read_bytes",
+		       "write_bytes", "time_s", "MiB/s (span)");
 	for (size_t i = 0; i < s->nlevels; i++) {
 		const struct level_row *l = &s->levels[i];
 
-		printf("%-8s %10llu %14llu %14llu %12.6f %14.3f\n", dc_text_view(l->level), (unsigned long long)l->t.calls,
-		       (unsigned long long)l->read_bytes, (unsigned long long)l->write_bytes, l->t.time_ns / 1e9,
-		       span > 0 ? (l->read_bytes + l->write_bytes) / 1048576.0 / span : 0);
+		snprintf(cell, sizeof(cell), "%.3f", span > 0 ? (l->read_bytes + l->write_bytes) / 1048576.0 / span : 0);
+		printf("%-*s %10llu %14llu %14llu %12.6f %14s\n", lw, dc_text_view(l->level),
+		       (unsigned long long)l->t.calls, (unsigned long long)l->read_bytes,
+		       (unsigned long long)l->write_bytes, l->t.time_ns / 1e9, span > 0 ? cell : "-");
 	}
-	printf("\n## Access sizes (calls by bytes moved)\n%-8s %-5s", "level", "op");
-	for (int b = 0; b < NBINS; b++)
-		printf(" %9s", dc_summary_bin_names[b]);
-	putchar('\n');
-	for (size_t i = 0; i < s->nlevels; i++)
+	if (any_access_sizes(s)) {
+		printf("\n## Access sizes (calls by bytes moved)\n%-*s %-5s", lw, "level", "op");
+		for (int b = 0; b < NBINS; b++)
+			printf(" %9s", dc_summary_bin_names[b]);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < s->nlevels && any_access_sizes(s); i++)
 		for (int op = 0; op < 2; op++) {
-			printf("%-8s %-5s", dc_text_view(s->levels[i].level), op ? "write" : "read");
+			printf("%-*s %-5s", lw, dc_text_view(s->levels[i].level), op ? "write" : "read");
 			for (int b = 0; b < NBINS; b++)
 				printf(" %9llu", (unsigned long long)s->levels[i].hist[op][b]);
 			putchar('\n');
@@ -239,9 +278,9 @@ void dc_summary_print_text(struct summary *s, int top)
 	if (s->io && s->base_level)
 		dc_io_table_text(s->io, stdout, s->base_level, top);
 	qsort(s->files, s->nfiles, sizeof(*s->files), dc_summary_by_bytes);
-	text_files("Top files by bytes", s->files, s->nfiles, top);
+	text_files("Top files by bytes", s->files, s->nfiles, top, lw);
 	qsort(s->files, s->nfiles, sizeof(*s->files), dc_summary_by_time);
-	text_files("Top files by time", s->files, s->nfiles, top);
+	text_files("Top files by time", s->files, s->nfiles, top, lw);
 	free(slow);
 }
 

@@ -191,12 +191,14 @@ int dc_summary_take(struct summary *s, const char *level, const char *name, cons
 		lr->hist[fr->op - 1][bin_of(bytes)]++;
 		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += bytes;
 	}
+	/* A file's bytes are the data read or written in it: a directory
+	 * listing's (getdents) or a readlink's count as calls, not as data. */
 	if (path && *path) {
 		struct file_row *file = file_of(s, level, path);
 
 		if (!file)
 			return -1;
-		add(&file->t, bytes, dur);
+		add(&file->t, fr->op ? bytes : 0, dur);
 	}
 	/* The file a mover's data came from: its bytes were read there. (A
 	 * call that moves nothing counts on its own file only.) */

@@ -6,8 +6,9 @@ prints, so that an analysis can start from numbers it can check:
 
   per_level     calls, bytes, time_s, max_s, read_bytes, write_bytes
   per_function  the same per (level, function)
-  per_file      calls, bytes, time_s, max_s per (level, path); a mover's
-                on the file its data came from (path2) too
+  per_file      calls, bytes (data read or written), time_s, max_s per
+                (level, path); a mover's on the file its data came from
+                (path2) too
   per_rank      calls, bytes, time_s, max_s per MPI rank, at rank_level()
   io_over_time  bytes read and written per time bin, at rank_level()
 """
@@ -83,6 +84,8 @@ def per_file(calls):
     sendfile, splice, tee), on the file its data came from (path2) too, as
     dc-summary counts it."""
     cols = ["level", "path", "bytes", "dur_ns"]
+    # A file's bytes are its data's: a directory listing's count as calls.
+    calls = calls.assign(bytes=calls["bytes"].where(calls["io"] != "", 0))
     named = calls[calls["path"] != ""][cols]
     if "path2" in calls.columns:
         came = calls[(calls["path2"] != "") & (calls["io"] != "")][["level", "path2", "bytes", "dur_ns"]]

@@ -12,6 +12,25 @@ assert_contains "$TMP/sum.txt" "# DataCrumbs job summary: job sum" "text summary
 "$DC_SUMMARY" "$TMP/out/sum/" | cmp -s - "$TMP/sum.txt" || fail "dc-summary of the job's folder differs"
 "$DC_SUMMARY" "$NODEFILE" | cmp -s - "$TMP/sum.txt" || fail "dc-summary of a node file differs"
 echo "ok: the job's folder and a node file name the job"
+# Only sections with something in them: no MPI, no rank sections.
+! grep -q "^## Per rank\|^## Slowest ranks" "$TMP/sum.txt" || fail "rank sections in a job without MPI"
+echo "ok: no rank sections without ranks"
+
+# A folder listed and the level column as wide as pagecache: a listing's
+# bytes are no file data; profile mode says what it cannot show.
+trace lst -p posix,syscalls,pagecache -- sh -c "'$DC_WORKLOADS/posix_write' '$TMP/w' 10 4096 && ls '$TMP/w' >/dev/null"
+"$DC_SUMMARY" "$TMP/out/lst" --format json --top 1000 >"$TMP/lst.json"
+assert_eq "$(python3 -c "import json; print([r['bytes'] for r in json.load(open('$TMP/lst.json'))['top_files_by_bytes'] if r['path'] == '$TMP/w' and r['level'] == 'posix'])")" \
+	"[0]" "a folder listed: calls, no data bytes"
+"$DC_SUMMARY" "$TMP/out/lst" >"$TMP/lst.txt"
+assert_contains "$TMP/lst.txt" "pagecache " "the level column fits pagecache"
+! grep -q "^pagecache[0-9]" "$TMP/lst.txt" || fail "the level column runs into the next"
+trace prof -m profile -p posix -- "$DC_WORKLOADS/posix_write" "$TMP/w" 10 4096
+"$DC_SUMMARY" "$TMP/out/prof" >"$TMP/prof.txt"
+assert_contains "$TMP/prof.txt" "no per-call events, so no longest call, bandwidth, access sizes, files" "profile mode: what it cannot show, said"
+assert_eq "$(awk '$1 == "posix" && $2 == "write" { print $3, $4, $6 }' "$TMP/prof.txt")" "10 40960 -" "profile mode: calls, bytes, and no longest call"
+! grep -q "^## Access sizes\|^## Top files\|^## Per node" "$TMP/prof.txt" || fail "profile mode: empty sections shown"
+echo "ok: profile mode: no empty sections"
 
 q() { python3 -c "import json, sys; d = json.load(open('$TMP/sum.json')); print($1)"; }
 fn() { q "[(f['calls'], f['bytes']) for f in d['functions'] if f['level'] == '$1' and f['function'] == '$2'][0]"; }
