@@ -35,9 +35,17 @@ if ! "$DC_AGENT" --check | grep -Eq "io_uring requests +raw tracepoints"; then
 	exit 0
 fi
 
-trace ring -p syscalls,io_uring -- "$DC_WORKLOADS/uring_io" "$TMP" "$N" "$SIZE"
+# Another process's rings, outside the job, all the while: none of theirs.
+mkdir -p "$TMP/other"
+(while "$DC_WORKLOADS/uring_io" "$TMP/other" 2 4096; do :; done) &
+bystander=$!
+trace ring -p syscalls,io_uring -- sh -c "'$DC_WORKLOADS/uring_io' '$TMP' $N $SIZE && sleep 0.3"
+kill -0 "$bystander" 2>/dev/null || fail "the other process's rings did not run all the while"
+kill "$bystander" 2>/dev/null || true
+wait "$bystander" 2>/dev/null || true
 requests ring
 assert_eq "$TIDS" "$PID" "submitted by the program's thread"
+assert_eq "$(grep -c "^event .* path=$TMP/other/" "$DUMP" || true)" "0" "no request of a process outside the job"
 assert_eq "$(lost_events)" "0" "lost events"
 
 # SQPOLL: the kernel's thread submits; it is one of the program's threads.
