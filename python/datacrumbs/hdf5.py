@@ -138,9 +138,10 @@ def load_hdf5(path, dask=False, rows_per_partition=1 << 20):
     host, level, function, io (read, write or empty), rank (-1: none), pid,
     tid (the node's own), process (its label: rank N, task N (host), or
     the command), fd, ret, req (bytes asked), bytes (moved), offset (-1:
-    none), path, fd2 and path2 (the second file: where the data of
-    copy_file_range, sendfile, splice or tee came from; -1 and "" for
-    none), flags, syscall (observed at a system call).
+    none), path, fd2 and path2 (the second file or name: where the data of
+    copy_file_range, sendfile, splice or tee came from, a rename's or a
+    link's new name, the name an open was given; -1 and "" for none),
+    flags, syscall (observed at a system call).
     With dask=True a Dask dataframe of rows_per_partition rows a partition.
     """
     with h5py.File(path, "r") as f:
