@@ -20,4 +20,4 @@ rm -rf "$work"
 "$b/collector/dc-merge" "$job" -i "$out/$job" -f perfetto -o "$out/$job.pftrace" -q
 "$b/collector/dc-summary" "$job" -i "$out/$job" --html "$out/$job.html" >/dev/null
 echo "Trace for Perfetto (open either at ui.perfetto.dev): $out/$job.json, or natively $out/$job.pftrace"
-echo "Job report for a browser: $out/$job.html (text: dc-summary $job -i $out/$job)"
+echo "Job report for a browser: $out/$job.html (text: dc-summary $out/$job)"
