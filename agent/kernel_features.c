@@ -346,7 +346,11 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		missing(f, out, IDS(DC_FEAT_UPROBES));
 		fputc('\n', out);
 	}
-	if (f->has[DC_FEAT_TP_BTF] || f->has[DC_FEAT_RAW_TP]) {
+	if (!f->probed[DC_FEAT_TP_BTF] && f->has[DC_FEAT_TP_BTF]) {
+		fprintf(out, LEVEL_FMT "%s\n", "system calls",
+			"tp_btf sys_enter/sys_exit, or raw_tp if the kernel refuses them (not loaded: no set asks)");
+		levels++;
+	} else if (f->has[DC_FEAT_TP_BTF] || f->has[DC_FEAT_RAW_TP]) {
 		fprintf(out, LEVEL_FMT "%s\n", "system calls",
 			f->has[DC_FEAT_TP_BTF] ? "tp_btf sys_enter/sys_exit"
 					       : "raw_tp sys_enter/sys_exit (no tp_btf, Linux 5.5)");
@@ -356,7 +360,10 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		missing(f, out, IDS(DC_FEAT_TP_BTF, DC_FEAT_RAW_TP));
 		fputc('\n', out);
 	}
-	if (km == DC_KFUNC_MULTI) {
+	if (!f->probed[DC_FEAT_KPROBES] && !f->probed[DC_FEAT_FENTRY]) {
+		fprintf(out, LEVEL_FMT "not probed: no kernel: set asks for it (dc-agent --check probes it)\n",
+			"kernel functions");
+	} else if (km == DC_KFUNC_MULTI) {
 		fprintf(out, LEVEL_FMT "%s\n", "kernel functions", dc_kfunc_mech_text(km));
 	} else if (f->has[DC_FEAT_FENTRY] || km != DC_KFUNC_NONE) {
 		fprintf(out, LEVEL_FMT "%s%s%s; missing ", "kernel functions",
@@ -379,7 +386,10 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		tracefs_event("filemap/mm_filemap_add_to_page_cache")
 			? "tracepoints mm_filemap_add_to_page_cache/mm_filemap_delete_from_page_cache"
 			: "not available: no filemap tracepoints");
-	if (f->has[DC_FEAT_URING_REQ]) {
+	if (!f->probed[DC_FEAT_URING_REQ]) {
+		fprintf(out, LEVEL_FMT "not probed: no io_uring set asks for it (dc-agent --check probes it)\n",
+			"io_uring requests");
+	} else if (f->has[DC_FEAT_URING_REQ]) {
 		fprintf(out, LEVEL_FMT "raw tracepoints %s/io_uring_complete\n", "io_uring requests",
 			dc_kernel_uring_submit_tracepoint());
 	} else {

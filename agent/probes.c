@@ -21,7 +21,7 @@
 
 struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_features *f,
 				const struct dc_load_plan *plan, struct dc_ksyms *ksyms, const char *site_cache,
-				bool verbose)
+				int verbose)
 {
 	struct dc_probes *p = calloc(1, sizeof(*p));
 

@@ -29,7 +29,7 @@ struct dc_function {
  * (NULL: none) keeps decoded libraries between runs (site_cache.h). */
 struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_features *f,
 				const struct dc_load_plan *plan, struct dc_ksyms *ksyms, const char *site_cache,
-				bool verbose);
+				int verbose);
 /*
  * Attaches what it can of a set: a missing library or function is a warning
  * on stderr, not an error. Returns the number of probes attached, -1 on a

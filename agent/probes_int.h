@@ -50,7 +50,7 @@ struct dc_probes {
 	const struct dc_load_plan *plan;
 	struct dc_ksyms *ksyms; /* NULL without kernel function sets */
 	const char *site_cache; /* folder of decoded libraries (NULL: none) */
-	bool verbose;
+	int verbose; /* -v: 1, -vv: 2 */
 	struct dc_function *fns;
 	size_t nfns, cap_fns;
 	struct bpf_link **links; /* tracepoints */

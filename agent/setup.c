@@ -122,13 +122,19 @@ static int load_bpf(struct agent *a)
 	a->plan.job_uid = a->uid;
 	dc_event_rings_size(a->opt.s.ringbuf_mb, a->plan.ring_scatter && a->ncpus < 4 ? 4 : a->ncpus, &a->plan.nrings,
 			    &a->plan.ring_bytes);
-	if (a->opt.verbose)
-		dc_features_report(&a->feat, stderr);
 	a->skel = dc_bpf_load(&a->plan, &a->feat, &a->opt, a->sets, a->nsets);
 	dc_start_heap_done();
 	a->t.load = dc_now_ns(CLOCK_MONOTONIC);
 	if (!a->skel)
 		return -1;
+	/* The load of the system-call programs is tp_btf's probe: the
+	 * report says what it found, as --check does. */
+	if (a->plan.want[DC_LEVEL_SYSCALLS]) {
+		a->feat.has[DC_FEAT_TP_BTF] = a->plan.tp_btf;
+		a->feat.probed[DC_FEAT_TP_BTF] = true;
+	}
+	if (a->opt.verbose)
+		dc_features_report(&a->feat, stderr);
 	/* Before any probe is attached: a program's first record finds its ring. */
 	a->events = dc_event_rings_new(bpf_map__fd(a->skel->maps.dc_rings), a->plan.nrings, a->plan.ring_bytes,
 				       dc_recorder_msg_time, agent_on_record, a, err, sizeof(err));

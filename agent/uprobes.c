@@ -137,7 +137,8 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 	if (dc_hashtab_get(p->attached, libkey, offset, NULL))
 		return 0;
 	dc_code_site(t->code, offset, dc_site_argregs(argbits), &site);
-	if (p->verbose)
+	/* Per function: -vv (a set's summary line is -v's). */
+	if (p->verbose > 1)
 		fprintf(stderr, "dc-agent: site %s %s+0x%lx (%s): %s\n", set->name, name,
 			site.offset - offset, site.insn, dc_site_reason_text(site.reason));
 	if (site.reason == DC_SITE_UNPROBEABLE) {
@@ -188,7 +189,7 @@ static int add_wrapper(struct dc_probes *p, const struct dc_probe_set *set, cons
 		return rc;
 	p->wrapped[nr] = true;
 	t->wrappers++;
-	if (p->verbose)
+	if (p->verbose > 1)
 		fprintf(stderr, "dc-agent: site %s %s: the %s system call's tracepoint (a thin wrapper)\n",
 			set->name, fn->name, fn->syscall);
 	return 0;

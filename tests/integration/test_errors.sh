@@ -14,6 +14,14 @@ timeout 10 "$DC_AGENT" -o "$TMP/o" >"$TMP/bare.out" 2>"$TMP/bare.err" || rc=$?
 assert_eq "$rc" "2" "a bare dc-agent: exit status 2"
 assert_contains "$TMP/bare.err" "Usage: dc-agent [OPTIONS] -- COMMAND" "a bare dc-agent: its usage"
 [ ! -e "$TMP/o" ] || fail "a bare dc-agent made its output folder"
+# -v: the kernel's features and each level's mechanism agree (tp_btf is
+# learnt from the load), a line a set; each function's site is -vv's.
+"$DC_AGENT" -v -o "$TMP/o" -j verbose -- true 2>"$TMP/v.err"
+tp=$(awk '$1 == "tp_btf" { print $2 }' "$TMP/v.err")
+if grep -q "^  system calls *tp_btf" "$TMP/v.err"; then assert_eq "$tp" "yes" "-v: tp_btf as the level uses it"; else assert_eq "$tp" "no" "-v: tp_btf as the level uses it"; fi
+! grep -q "^dc-agent: site " "$TMP/v.err" || fail "-v prints each function's site (that is -vv's)"
+assert_contains "$TMP/v.err" "io_uring requests  not probed: no io_uring set asks for it" "-v: a level no set asks for, not probed"
+rm -rf "$TMP/o"
 expect_fail "unknown option" "Try 'dc-agent --help'" "$DC_AGENT" --bogus
 expect_fail "bad mode" "expected trace or profile" "$DC_AGENT" --mode fast -- true
 expect_fail "bad ring buffer size" "not a power of two" "$DC_AGENT" --ringbuf-mb 3 -- true

@@ -30,7 +30,7 @@ functions:
   - {name: pf_swap, bytes: 2}
   - {name: pf_lost, bytes: 2}
 YAML
-trace named -v -p "$TMP/prefix.yaml" -- sh -c "'$run' 10 >'$TMP/named.out'"
+trace named -vv -p "$TMP/prefix.yaml" -- sh -c "'$run' 10 >'$TMP/named.out'"
 assert_eq "$(cat "$TMP/named.out")" "$untraced" "checksum of the traced run"
 i=1
 for f in pf_cmp pf_loop pf_joined pf_side pf_clobber pf_frame pf_store pf_push pf_getpid pf_moved pf_swap pf_lost; do
