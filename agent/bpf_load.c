@@ -317,14 +317,13 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 {
 	libbpf_print_fn_t old = libbpf_set_print(capture_print);
 	struct datacrumbs_bpf *skel = NULL;
-	bool rq_status, uring_cqe;
+	bool rq_status;
 	int err;
 
 	load_log.text = malloc(LOG_MAX);
 	load_log.verbose = opt->verbose;
 	/* A pass over the kernel's BTF: only for the block level. */
 	rq_status = plan->want[DC_LEVEL_BLOCK] ? dc_kernel_rq_complete_passes_status() : true;
-	uring_cqe = plan->want[DC_LEVEL_URING] && dc_kernel_uring_complete_passes_cqe();
 	/* Each refusal drops one level and loads again: at most one per level. */
 	for (int attempt = 0; attempt <= DC_NR_LEVELS; attempt++) {
 		struct bpf_program *bad;
@@ -358,7 +357,7 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 		if (!plan->want[DC_LEVEL_URING])
 			bpf_map__set_max_entries(skel->maps.dc_uring_reqs, 1);
 		skel->rodata->dc_rq_passes_status = rq_status;
-		skel->rodata->dc_uring_cqe = uring_cqe;
+		skel->rodata->dc_uring_cqe = f->uring_cqe;
 		choose_maps(skel, f);
 		if (choose_programs(skel, plan, f, opt->s.mode == DC_MODE_TRACE)) {
 			fprintf(stderr, "dc-agent: cannot set up the BPF programs: %s\n", strerror(errno));

@@ -163,7 +163,55 @@ static bool uretprobe_syscall_ok(void)
 	return found;
 }
 
-static bool probe_one(enum dc_feature id)
+/* A tracepoint's prototype in the kernel's BTF (btf_trace_NAME, a pointer
+ * to its function prototype): NULL where it has none. */
+static const struct btf_type *tracepoint_proto(const struct btf *btf, const char *name)
+{
+	const struct btf_type *t = NULL;
+	char typedef_name[128];
+	__s32 id;
+
+	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF);
+	if (id > 0 && (t = btf__type_by_id(btf, id)))
+		t = btf__type_by_id(btf, t->type);
+	if (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+/* uring_req: the io_uring tracepoints, as the kernel's BTF gives them
+ * (dc_features.uring_submit, .uring_cqe). */
+static bool uring_ok(struct dc_features *f)
+{
+	static const char *const names[] = { "io_uring_submit_req", "io_uring_submit_sqe" };
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+
+	if (!btf)
+		return false;
+	/* (void *, struct io_kiocb *req, ...): older kernels' io_uring_submit_sqe
+	 * passed the ring and the operation instead (5.10), or the request as a
+	 * void * after the ring (5.15). */
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !f->uring_submit; i++) {
+		const struct btf_type *arg;
+
+		t = tracepoint_proto(btf, names[i]);
+		if (!t || btf_vlen(t) < 2 || !(arg = btf__type_by_id(btf, btf_params(t)[1].type)) || !btf_is_ptr(arg))
+			continue;
+		arg = btf__type_by_id(btf, arg->type);
+		if (arg && btf_is_struct(arg) && strcmp(btf__name_by_offset(btf, arg->name_off), "io_kiocb") == 0)
+			f->uring_submit = names[i];
+	}
+	/* (void *, struct io_ring_ctx *, void *req, struct io_uring_cqe *):
+	 * four, where kernels that pass the completion's fields have eight. */
+	t = tracepoint_proto(btf, "io_uring_complete");
+	f->uring_cqe = t && btf_vlen(t) == 4;
+	btf__free(btf);
+	return f->uring_submit != NULL;
+}
+
+static bool probe_one(struct dc_features *f, enum dc_feature id)
 {
 	switch (id) {
 	case DC_FEAT_BTF:
@@ -194,7 +242,7 @@ static bool probe_one(enum dc_feature id)
 	case DC_FEAT_URETPROBE_SYSCALL:
 		return uretprobe_syscall_ok();
 	case DC_FEAT_URING_REQ:
-		return dc_kernel_uring_submit_tracepoint() != NULL;
+		return uring_ok(f);
 	case DC_NR_FEATURES:
 		break;
 	}
@@ -215,7 +263,7 @@ void dc_features_probe(struct dc_features *f, unsigned want)
 			 * raw_tp if refused); the rest are not needed. */
 			f->has[i] = i == DC_FEAT_TP_BTF && f->has[DC_FEAT_BTF];
 		} else {
-			f->has[i] = probe_one(i);
+			f->has[i] = probe_one(f, i);
 			f->probed[i] = true;
 		}
 		/* A test build can take a feature away, so that this kernel runs
@@ -390,8 +438,7 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		fprintf(out, LEVEL_FMT "not probed: no io_uring set asks for it (dc-agent --check probes it)\n",
 			"io_uring requests");
 	} else if (f->has[DC_FEAT_URING_REQ]) {
-		fprintf(out, LEVEL_FMT "raw tracepoints %s/io_uring_complete\n", "io_uring requests",
-			dc_kernel_uring_submit_tracepoint());
+		fprintf(out, LEVEL_FMT "raw tracepoints %s/io_uring_complete\n", "io_uring requests", f->uring_submit);
 	} else {
 		fprintf(out, LEVEL_FMT "not available: missing ", "io_uring requests");
 		missing(f, out, IDS(DC_FEAT_URING_REQ));
@@ -402,63 +449,6 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 			? "an environment in up to " DC_STR(DC_ENV_MAX_STEPS) " steps (bpf_loop)"
 			: "an environment in up to " DC_STR(DC_ENV_MAX_STEPS_BOUNDED) " steps, in a bounded loop (no bpf_loop, Linux 5.17)");
 	return levels;
-}
-
-/* A tracepoint's prototype in the kernel's BTF (btf_trace_NAME, a pointer
- * to its function prototype): NULL where it has none. */
-static const struct btf_type *tracepoint_proto(const struct btf *btf, const char *name)
-{
-	const struct btf_type *t = NULL;
-	char typedef_name[128];
-	__s32 id;
-
-	snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name);
-	id = btf__find_by_name_kind(btf, typedef_name, BTF_KIND_TYPEDEF);
-	if (id > 0 && (t = btf__type_by_id(btf, id)))
-		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_ptr(t))
-		t = btf__type_by_id(btf, t->type);
-	return t && btf_is_func_proto(t) ? t : NULL;
-}
-
-const char *dc_kernel_uring_submit_tracepoint(void)
-{
-	static const char *const names[] = { "io_uring_submit_req", "io_uring_submit_sqe" };
-	struct btf *btf = btf__load_vmlinux_btf();
-	const char *found = NULL;
-
-	if (!btf)
-		return NULL;
-	/* (void *, struct io_kiocb *req, ...): older kernels' io_uring_submit_sqe
-	 * passed the ring and the operation instead (5.10), or the request as a
-	 * void * after the ring (5.15). */
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++) {
-		const struct btf_type *t = tracepoint_proto(btf, names[i]), *arg;
-
-		if (!t || btf_vlen(t) < 2 || !(arg = btf__type_by_id(btf, btf_params(t)[1].type)) || !btf_is_ptr(arg))
-			continue;
-		arg = btf__type_by_id(btf, arg->type);
-		if (arg && btf_is_struct(arg) && strcmp(btf__name_by_offset(btf, arg->name_off), "io_kiocb") == 0)
-			found = names[i];
-	}
-	btf__free(btf);
-	return found;
-}
-
-bool dc_kernel_uring_complete_passes_cqe(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t;
-	bool cqe;
-
-	if (!btf)
-		return false;
-	/* (void *, struct io_ring_ctx *, void *req, struct io_uring_cqe *):
-	 * four, where kernels that pass the completion's fields have eight. */
-	t = tracepoint_proto(btf, "io_uring_complete");
-	cqe = t && btf_vlen(t) == 4;
-	btf__free(btf);
-	return cqe;
 }
 
 bool dc_kernel_rq_complete_passes_status(void)

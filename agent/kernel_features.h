@@ -40,6 +40,13 @@ struct dc_features {
 	/* Forced off by a test build's DC_TEST_FEATURES_OFF (present all the same). */
 	bool forced_off[DC_NR_FEATURES];
 	char release[65]; /* uname -r */
+	/* Found with uring_req, in one pass over the kernel's BTF: the
+	 * tracepoint a submission passes the request to first
+	 * (io_uring_submit_req; io_uring_submit_sqe before 6.3), and whether
+	 * io_uring_complete passes the completion (struct io_uring_cqe *)
+	 * rather than its fields. */
+	const char *uring_submit;
+	bool uring_cqe;
 };
 
 #define DC_FEAT_BIT(id) (1u << DC_FEAT_##id)
@@ -74,12 +81,6 @@ const char *dc_kfunc_mech_text(enum dc_kfunc_mech m);
  * blk_status_t (newer kernels) rather than an errno (5.10): the type of its
  * argument in the kernel's BTF. */
 bool dc_kernel_rq_complete_passes_status(void);
-/* Whether io_uring_complete passes the completion (struct io_uring_cqe *)
- * rather than its fields: its arguments in the kernel's BTF. */
-bool dc_kernel_uring_complete_passes_cqe(void);
-/* The io_uring tracepoint a request's submission passes it to first
- * (io_uring_submit_req, io_uring_submit_sqe before 6.3), NULL for none. */
-const char *dc_kernel_uring_submit_tracepoint(void);
 
 /* --check: one line per level; returns how many levels can be traced. */
 int dc_features_report(const struct dc_features *f, FILE *out);

@@ -82,18 +82,11 @@ static int ensure_tracefs(void)
 	return -1;
 }
 
-static bool has_kernel_functions(const struct agent *a)
+/* Whether a set of this kind (and, for DC_SET_KERNEL, this group) is asked for. */
+static bool has_set(const struct agent *a, enum dc_set_kind kind, const char *kernel)
 {
 	for (int i = 0; i < a->nsets; i++)
-		if (a->sets[i].kind == DC_SET_KFUNCS)
-			return true;
-	return false;
-}
-
-static bool has_uring(const struct agent *a)
-{
-	for (int i = 0; i < a->nsets; i++)
-		if (a->sets[i].kind == DC_SET_KERNEL && strcmp(a->sets[i].kernel, "io_uring") == 0)
+		if (a->sets[i].kind == kind && (!kernel || strcmp(a->sets[i].kernel, kernel) == 0))
 			return true;
 	return false;
 }
@@ -103,12 +96,13 @@ static int load_bpf(struct agent *a)
 {
 	char target[256], err[512];
 	const char *fentry = NULL;
+	bool kfuncs = has_set(a, DC_SET_KFUNCS, NULL);
 
 	a->t.setup = dc_now_ns(CLOCK_MONOTONIC);
-	dc_features_probe(&a->feat, DC_FEATURES_START | (has_kernel_functions(a) ? DC_FEATURES_KFUNCS : 0) |
-					    (has_uring(a) ? DC_FEATURES_URING : 0));
+	dc_features_probe(&a->feat, DC_FEATURES_START | (kfuncs ? DC_FEATURES_KFUNCS : 0) |
+					    (has_set(a, DC_SET_KERNEL, "io_uring") ? DC_FEATURES_URING : 0));
 	a->t.features = dc_now_ns(CLOCK_MONOTONIC);
-	if (has_kernel_functions(a)) {
+	if (kfuncs) {
 		a->ksyms = dc_ksyms_open(err, sizeof(err));
 		if (!a->ksyms)
 			die_msg("warning: %s: kernel function sets are skipped", err);

@@ -115,6 +115,18 @@ static int set_kernel_func(struct dc_probes *p, enum dc_kfunc k, __u32 id)
 	return bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY);
 }
 
+/* A link a kernel set's program made (NULL: it could not be attached to
+ * what, said): 1 kept, 0 not attached, -1 out of memory. */
+static int keep_link(struct dc_probes *p, const struct dc_probe_set *set, struct bpf_link *l, const char *what)
+{
+	if (!l) {
+		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name, what,
+			strerror(errno));
+		return 0;
+	}
+	return dc_probes_keep_link(p, l) ? -1 : 1;
+}
+
 /* A kernel set's programs (NULL ones skipped): how many are attached,
  * each one that cannot be said; -1 when out of memory. */
 static int attach_programs(struct dc_probes *p, const struct dc_probe_set *set, struct bpf_program **progs, size_t n)
@@ -122,35 +134,14 @@ static int attach_programs(struct dc_probes *p, const struct dc_probe_set *set, 
 	int attached = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct bpf_link *l;
+		int rc = progs[i] ? keep_link(p, set, bpf_program__attach(progs[i]), bpf_program__section_name(progs[i]))
+				  : 0;
 
-		if (!progs[i])
-			continue;
-		l = bpf_program__attach(progs[i]);
-		if (!l) {
-			fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach %s: %s\n", set->name,
-				bpf_program__section_name(progs[i]), strerror(errno));
-			continue;
-		}
-		if (dc_probes_keep_link(p, l))
+		if (rc < 0)
 			return -1;
-		attached++;
+		attached += rc;
 	}
 	return attached;
-}
-
-/* A raw tracepoint program attached to the tracepoint of that name: 1, or
- * 0 with a warning. */
-static int attach_raw(struct dc_probes *p, const struct dc_probe_set *set, struct bpf_program *prog, const char *name)
-{
-	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, name);
-
-	if (!l) {
-		fprintf(stderr, "dc-agent: warning: probe set '%s': cannot attach to %s: %s\n", set->name, name,
-			strerror(errno));
-		return 0;
-	}
-	return dc_probes_keep_link(p, l) ? 0 : 1;
 }
 
 /* io_uring's operations on files, each reported under its name at the
@@ -177,8 +168,8 @@ static const struct uring_op {
  * the submission and completion tracepoints. */
 static int uring_attach(struct dc_probes *p, const struct dc_probe_set *set)
 {
-	const char *submit = dc_kernel_uring_submit_tracepoint();
-	int fd = bpf_map__fd(p->skel->maps.dc_config);
+	const char *submit = p->feat->uring_submit;
+	int fd = bpf_map__fd(p->skel->maps.dc_config), attached = 0;
 	struct dc_config cfg;
 	__u32 zero = 0;
 
@@ -202,8 +193,17 @@ static int uring_attach(struct dc_probes *p, const struct dc_probe_set *set)
 	}
 	if (bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY))
 		return -1;
-	return attach_raw(p, set, p->skel->progs.dc_uring_submit, submit) +
-	       attach_raw(p, set, p->skel->progs.dc_uring_complete, "io_uring_complete");
+	/* Raw tracepoints by the names this kernel has. */
+	for (int i = 0; i < 2; i++) {
+		const char *tp = i ? "io_uring_complete" : submit;
+		struct bpf_program *prog = i ? p->skel->progs.dc_uring_complete : p->skel->progs.dc_uring_submit;
+		int rc = keep_link(p, set, bpf_program__attach_raw_tracepoint(prog, tp), tp);
+
+		if (rc < 0)
+			return -1;
+		attached += rc;
+	}
+	return attached;
 }
 
 int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set)

@@ -441,20 +441,18 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 	}
 }
 
-/* An event of the kernel's own (block request, page cache), for a traced
- * process that may not be the current one (completions run in interrupts). */
-static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __u64 ts, __u64 dur,
-					   __u64 bytes, __s64 offset, __s64 ret)
+/* An event the kernel reports of a traced process that may not be the
+ * current one (completions run in interrupts or other threads): function
+ * func's, of thread pid/tid, flags beside DC_EV_KERNEL, on file (identity
+ * inode; 0: none). */
+static __always_inline void dc_emit_kernel_event(__u32 func, __u32 pid, __u32 tid, __u64 ts, __u64 dur,
+						 __u64 bytes, __s64 offset, __s64 ret, __u8 flags, __u64 file,
+						 __u64 inode)
 {
-	struct dc_config *cfg = dc_settings();
 	struct dc_msg_call *m;
 	__u64 wake;
 	void *ring;
-	__u32 func;
 
-	if (!cfg || kfunc >= DC_NR_KFUNCS)
-		return;
-	func = cfg->kernel_func[kfunc];
 	if (dc_mode == DC_MODE_PROFILE) {
 		dc_profile_add(pid, func, dur, bytes);
 		return;
@@ -467,12 +465,26 @@ static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __
 		return;
 	}
 	dc_msg_head(m);
+	m->file = file;
+	m->inode = inode;
 	m->ev = (struct dc_event){
 		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
 		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
-		.offset = offset, .fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL | DC_EV_OFFSET,
+		.offset = offset, .fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL | flags,
 	};
 	bpf_ringbuf_submit(m, wake);
+}
+
+/* An event of the kernel's own (block request, page cache), at an offset,
+ * reported under the function the agent set for kfunc. */
+static __always_inline void dc_emit_kernel(__u32 kfunc, __u32 pid, __u32 tid, __u64 ts, __u64 dur,
+					   __u64 bytes, __s64 offset, __s64 ret)
+{
+	struct dc_config *cfg = dc_settings();
+
+	if (!cfg || kfunc >= DC_NR_KFUNCS)
+		return;
+	dc_emit_kernel_event(cfg->kernel_func[kfunc], pid, tid, ts, dur, bytes, offset, ret, DC_EV_OFFSET, 0, 0);
 }
 
 #endif /* DC_EMIT_BPF_H */

@@ -49,24 +49,14 @@ int dc_uring_submit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* Tells the agent the path of a file it has none for, timed before the
- * request's end so that the agent's merge puts it first. */
-static __always_inline void tell(__u64 file, __u64 inode, __u64 end)
-{
-	if (dc_mode == DC_MODE_TRACE && file && !dc_file_known(file, inode))
-		dc_file_send(file, inode, dc_file_walk(file, false, 0), end - 1);
-}
-
 SEC("raw_tp")
 int dc_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 key = ctx->args[1], now = dc_now(), file, inode, bytes, wake;
+	__u64 key = ctx->args[1], now = dc_now(), file = 0, inode = 0, bytes;
 	struct io_kiocb *req = (void *)key;
 	struct dc_config *cfg = dc_settings();
 	struct uring_start *s, start;
-	struct dc_msg_call *m;
 	__u32 op, func;
-	void *ring;
 	int res;
 
 	s = bpf_map_lookup_elem(&dc_uring_reqs, &key);
@@ -83,29 +73,15 @@ int dc_uring_complete(struct bpf_raw_tracepoint_args *ctx)
 	else
 		res = (int)ctx->args[3];
 	bytes = res > 0 && (cfg->uring_moves >> op & 1) ? res : 0;
-	if (dc_mode == DC_MODE_PROFILE) {
-		dc_profile_add(start.pid, func, now - start.ts, bytes);
-		return 0;
+	/* Its file, whose path is told first if the agent has none, timed
+	 * before the request's end so that the agent's merge puts it first. */
+	if (dc_mode == DC_MODE_TRACE) {
+		file = (__u64)BPF_CORE_READ(req, file);
+		inode = file ? dc_file_inode(file) : 0;
+		if (file && !dc_file_known(file, inode))
+			dc_file_send(file, inode, dc_file_walk(file, false, 0), now - 1);
 	}
-	file = (__u64)BPF_CORE_READ(req, file);
-	inode = file ? dc_file_inode(file) : 0;
-	tell(file, inode, now);
-	ring = dc_ring();
-	wake = ring ? dc_wakeup(ring, DC_MSG_CALL_BASE) : 0;
-	m = ring ? bpf_ringbuf_reserve(ring, DC_MSG_CALL_BASE, 0) : 0;
-	if (!m) {
-		dc_count(DC_STAT_LOST);
-		return 0;
-	}
-	dc_msg_head(m);
-	m->file = file;
-	m->inode = inode;
-	m->ev = (struct dc_event){
-		.ts = start.ts, .dur = now - start.ts, .pid = start.pid, .tid = start.tid, .func = func,
-		.cpu = bpf_get_smp_processor_id(), .ret = res, .req = bytes, .bytes = bytes,
-		.fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL,
-	};
-	bpf_ringbuf_submit(m, wake);
+	dc_emit_kernel_event(func, start.pid, start.tid, start.ts, now - start.ts, bytes, 0, res, 0, file, inode);
 	return 0;
 }
 

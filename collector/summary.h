@@ -109,7 +109,8 @@ void dc_summary_consider_base_level(struct summary *s, const char *level);
 int dc_summary_start(struct summary *s, int *ranks, size_t n);
 /* The row of a rank, or -1 for a rank no process holds. */
 int dc_summary_rank_row(const struct summary *s, int rank);
-/* One call; path2: the file its data came from (a mover's), or "". */
+/* One call; path2: its second file or name, or "" (counted on for a call
+ * that moves data: the file a mover's data came from). */
 int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, const char *path2,
 		    int node, int rank, uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags);
 int dc_summary_add_warning(struct summary *s, const char *host, const char *what);

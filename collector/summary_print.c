@@ -220,7 +220,7 @@ void dc_summary_print_text(struct summary *s, int top)
 	double span = dc_summary_span_s(s);
 	int nslow, *slow = dc_summary_slowest_ranks(s, &nslow), lw = level_width(s);
 	/* Profile mode's totals have no longest call, nor a span to divide by. */
-	bool profile = job->counted && !job->events;
+	bool profile = job->counted && !job->events, sizes = any_access_sizes(s);
 	char cell[32];
 
 	printf("# DataCrumbs job summary: job %s\n", dc_text_view(job->id));
@@ -255,13 +255,13 @@ void dc_summary_print_text(struct summary *s, int top)
 		       (unsigned long long)l->t.calls, (unsigned long long)l->read_bytes,
 		       (unsigned long long)l->write_bytes, l->t.time_ns / 1e9, span > 0 ? cell : "-");
 	}
-	if (any_access_sizes(s)) {
+	if (sizes) {
 		printf("\n## Access sizes (calls by bytes moved)\n%-*s %-5s", lw, "level", "op");
 		for (int b = 0; b < NBINS; b++)
 			printf(" %9s", dc_summary_bin_names[b]);
 		putchar('\n');
 	}
-	for (size_t i = 0; i < s->nlevels && any_access_sizes(s); i++)
+	for (size_t i = 0; i < s->nlevels && sizes; i++)
 		for (int op = 0; op < 2; op++) {
 			printf("%-*s %-5s", lw, dc_text_view(s->levels[i].level), op ? "write" : "read");
 			for (int b = 0; b < NBINS; b++)

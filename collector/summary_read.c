@@ -173,6 +173,17 @@ int dc_summary_add_warning(struct summary *s, const char *host, const char *what
 }
 
 /* One call, whatever file it was read from. */
+/* A call's share of a file's totals: 0, or -1 when out of memory. */
+static int add_to_file(struct summary *s, const char *level, const char *path, uint64_t bytes, uint64_t dur)
+{
+	struct file_row *file = file_of(s, level, path);
+
+	if (!file)
+		return -1;
+	add(&file->t, bytes, dur);
+	return 0;
+}
+
 int dc_summary_take(struct summary *s, const char *level, const char *name, const char *path, const char *path2,
 		    int node, int rank, uint64_t ts, uint64_t bytes, uint64_t dur, unsigned flags)
 {
@@ -192,23 +203,12 @@ int dc_summary_take(struct summary *s, const char *level, const char *name, cons
 		*(fr->op == 1 ? &lr->read_bytes : &lr->write_bytes) += bytes;
 	}
 	/* A file's bytes are the data read or written in it: a directory
-	 * listing's (getdents) or a readlink's count as calls, not as data. */
-	if (path && *path) {
-		struct file_row *file = file_of(s, level, path);
-
-		if (!file)
-			return -1;
-		add(&file->t, fr->op ? bytes : 0, dur);
-	}
-	/* The file a mover's data came from: its bytes were read there. (A
-	 * call that moves nothing counts on its own file only.) */
-	if (path2 && *path2 && fr->op) {
-		struct file_row *file = file_of(s, level, path2);
-
-		if (!file)
-			return -1;
-		add(&file->t, bytes, dur);
-	}
+	 * listing's (getdents) or a readlink's count as calls, not as data.
+	 * The file a mover's data came from counts them too: they were read
+	 * there (a call that moves nothing counts on its own file only). */
+	if ((path && *path && add_to_file(s, level, path, fr->op ? bytes : 0, dur)) ||
+	    (path2 && *path2 && fr->op && add_to_file(s, level, path2, bytes, dur)))
+		return -1;
 	if (row >= 0 && base) {
 		add(&s->ranks[row].t, bytes, dur);
 		s->ranks[row].seen = true;

@@ -151,9 +151,11 @@ struct dc_event {
 	__s64 offset;
 	__s32 fd;
 	__u32 path;   /* string id, 0 for none */
-	/* A second file (node format 4): the one data comes from in a call
-	 * that moves it between two (copy_file_range, sendfile, splice, tee),
-	 * by its descriptor and its name; -1 and 0 for none. */
+	/* A second file or name (node format 4): the one data comes from in
+	 * a call that moves it between two (copy_file_range, sendfile,
+	 * splice, tee), by its descriptor and its name; a rename's or link's
+	 * new name; the name an open was given, where the kernel names its
+	 * file otherwise. -1 and 0 for none. */
 	__s32 fd2;
 	__u32 path2;
 };
