@@ -26,6 +26,9 @@
 /* While ranks hand MPI-IO over in rings (which wake no one): a ring of
  * DC_RING_SLOTS_DEFAULT slots holds 10 ms of calls at 3 M calls/s. */
 #define RING_POLL_MS 10
+/* ...and while they are busy (dc_rank_rings_busy): a loop of buffered STDIO
+ * calls records 7-10 M calls a second, half a default ring in 2 ms. */
+#define RING_BUSY_POLL_MS 1
 #define FLUSH_MS 1000
 /* Events taken from the ring buffer before signals and the control socket
  * are looked at again: under a flood the ring never empties, and SIGTERM
@@ -52,6 +55,7 @@ struct agent {
 	struct dc_child child;
 	struct dc_control *control;
 	struct dc_proc_watch *watch; /* processes tracked by registration or --pid */
+	struct dc_lib_files *libs; /* other files of the uprobe sets' libraries (NULL: not watched) */
 	int epoll_fd;
 	int child_fd; /* a pidfd of the command, in epoll_fd (0: none) */
 	struct dc_cpu_stats *stats;
@@ -62,6 +66,7 @@ struct agent {
 	uid_t uid; /* the job's user */
 	gid_t gid;
 	char path[PATH_MAX];
+	char preload[PATH_MAX]; /* libdcpreload.so, preloaded into the command ("": not) */
 	bool write_failed;
 	/* -v: where start and stop go (ns). */
 	struct {

@@ -25,6 +25,8 @@ static const char *const level_names[DC_NR_LEVELS] = {
 	[DC_LEVEL_BLOCK] = "block requests",
 	[DC_LEVEL_PAGECACHE] = "page cache",
 	[DC_LEVEL_URING] = "io_uring requests",
+	[DC_LEVEL_MMAP] = "file mappings",
+	[DC_LEVEL_AIO] = "AIO requests",
 	[DC_LEVEL_KPROBES] = "kernel functions (kprobes)",
 	[DC_LEVEL_FENTRY] = "kernel functions (fentry/fexit)",
 };
@@ -55,6 +57,13 @@ void dc_load_plan_make(struct dc_load_plan *plan, const struct dc_probe_set *set
 		case DC_SET_KERNEL:
 			if (strcmp(s->kernel, "io_uring") == 0)
 				plan->want[DC_LEVEL_URING] |= f->has[DC_FEAT_URING_REQ];
+			else if (strcmp(s->kernel, "mmap") == 0)
+				plan->want[DC_LEVEL_MMAP] |= f->has[DC_FEAT_MMAP_FAULTS];
+			else if (strcmp(s->kernel, "aio") == 0) {
+				/* Seen at the system calls that submit and reap them. */
+				plan->want[DC_LEVEL_AIO] |= f->has[DC_FEAT_BPF_LOOP];
+				plan->want[DC_LEVEL_SYSCALLS] |= f->has[DC_FEAT_BPF_LOOP];
+			}
 			else
 				plan->want[strcmp(s->kernel, "block") == 0 ? DC_LEVEL_BLOCK : DC_LEVEL_PAGECACHE] = true;
 			break;
@@ -138,6 +147,7 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 		{ loop ? skel->progs.dc_exec : skel->progs.dc_exec_bounded, -1 },
 		{ skel->progs.dc_call_entry, DC_LEVEL_USER },
 		{ skel->progs.dc_call_exit, DC_LEVEL_USER },
+		{ skel->progs.dc_lib_mmap, DC_LEVEL_USER },
 		{ tp_btf ? skel->progs.dc_sys_enter : skel->progs.dc_sys_enter_raw, DC_LEVEL_SYSCALLS },
 		{ tp_btf ? skel->progs.dc_sys_exit : skel->progs.dc_sys_exit_raw, DC_LEVEL_SYSCALLS },
 		{ skel->progs.dc_name_call_entry, DC_LEVEL_USER, true },
@@ -152,6 +162,8 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 		{ skel->progs.dc_page_delete, DC_LEVEL_PAGECACHE },
 		{ skel->progs.dc_uring_submit, DC_LEVEL_URING },
 		{ skel->progs.dc_uring_complete, DC_LEVEL_URING },
+		{ skel->progs.dc_mmap_fault, DC_LEVEL_MMAP },
+		{ tp_btf ? skel->progs.dc_aio_sys_exit : skel->progs.dc_aio_sys_exit_raw, DC_LEVEL_AIO },
 		{ skel->progs.dc_kprobe_entry, DC_LEVEL_KPROBES },
 		{ skel->progs.dc_kprobe_exit, DC_LEVEL_KPROBES },
 		{ skel->progs.dc_fentry, DC_LEVEL_FENTRY },
@@ -289,6 +301,8 @@ static int fill_namers(struct datacrumbs_bpf *skel)
 		{ skel->maps.dc_sys_exit_namer, DC_NAMER_EXIT, skel->progs.dc_name_sys_exit },
 		{ skel->maps.dc_sys_raw_namers, DC_NAMER_ENTRY, skel->progs.dc_name_sys_enter_raw },
 		{ skel->maps.dc_sys_raw_namers, DC_NAMER_EXIT, skel->progs.dc_name_sys_exit_raw },
+		{ skel->maps.dc_sys_exit_namer, DC_NAMER_AIO, skel->progs.dc_aio_sys_exit },
+		{ skel->maps.dc_sys_raw_namers, DC_NAMER_AIO, skel->progs.dc_aio_sys_exit_raw },
 	};
 
 	for (size_t i = 0; i < sizeof(namers) / sizeof(namers[0]); i++) {
@@ -354,8 +368,12 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 			bpf_map__set_max_entries(skel->maps.dc_block_rqs, 1);
 			bpf_map__set_max_entries(skel->maps.dc_block_owners, 1);
 		}
-		if (!plan->want[DC_LEVEL_URING])
+		if (!plan->want[DC_LEVEL_URING]) {
 			bpf_map__set_max_entries(skel->maps.dc_uring_reqs, 1);
+			bpf_map__set_max_entries(skel->maps.dc_uring_names, 1);
+		}
+		if (!plan->want[DC_LEVEL_AIO])
+			bpf_map__set_max_entries(skel->maps.dc_aio_reqs, 1);
 		skel->rodata->dc_rq_passes_status = rq_status;
 		skel->rodata->dc_uring_cqe = f->uring_cqe;
 		choose_maps(skel, f);

@@ -25,6 +25,8 @@ enum dc_level {
 	DC_LEVEL_BLOCK,
 	DC_LEVEL_PAGECACHE,
 	DC_LEVEL_URING,     /* io_uring requests */
+	DC_LEVEL_MMAP,      /* page faults on shared file mappings */
+	DC_LEVEL_AIO,       /* Linux AIO requests, walked after the system calls */
 	DC_LEVEL_KPROBES,   /* kernel functions through kprobes or kprobe_multi */
 	DC_LEVEL_FENTRY,    /* kernel functions through fentry/fexit */
 	DC_NR_LEVELS,

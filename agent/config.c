@@ -11,6 +11,7 @@
 #include <yaml.h>
 
 #include "dc_event.h"
+#include "io_kind.h"
 #include "wrapper_funcs.h"
 
 struct ctx {
@@ -125,7 +126,8 @@ static const char *const slot_keys[DC_NR_SLOTS] = {
 static const char *const ret_kinds[] = {
 	[DC_RET_PLAIN] = "plain", [DC_RET_FD] = "fd", [DC_RET_HANDLE] = "handle",
 	[DC_RET_BYTES] = "bytes", [DC_RET_ITEMS] = "items", [DC_RET_INT] = "int",
-	[DC_RET_INT_BYTES] = "int_bytes", [DC_RET_STATUS] = "status",
+	[DC_RET_INT_BYTES] = "int_bytes", [DC_RET_STATUS] = "status", [DC_RET_CHAR] = "char",
+	[DC_RET_LINE] = "line", [DC_RET_REFS] = "refs",
 };
 
 static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
@@ -165,18 +167,38 @@ static int fn_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 				return 0;
 			}
 		}
-		return fail_at(c, v, "ret: expected plain, int, fd, handle, bytes, int_bytes, items or status");
+		return fail_at(c, v, "ret: expected plain, int, fd, handle, bytes, int_bytes, items, status, char, line or refs");
+	}
+	/* A string whose length is the bytes (fputs' text, fgets' buffer). */
+	if (strcmp(key, "text") == 0) {
+		if (DC_COOKIE_SLOT(fn->argbits, DC_SLOT_BYTES))
+			return fail_at(c, v, "text: is the call's bytes: give text: or bytes:, not both");
+		if (to_int(c, v, key, 1, 6, &pos))
+			return -1;
+		fn->argbits = DC_COOKIE_SET_SLOT(fn->argbits, DC_SLOT_BYTES, pos) | DC_COOKIE_TEXT;
+		return 0;
+	}
+	if (strcmp(key, "stream") == 0) {
+		if (scalar(v) && strcmp(scalar(v), "standard") == 0) {
+			fn->argbits |= DC_COOKIE_STD;
+			return 0;
+		}
+		return fail_at(c, v, "stream: expected standard (the standard input for a call that reads, "
+				     "the standard output for one that writes: printf, getchar)");
 	}
 	for (int s = 0; s < DC_NR_SLOTS; s++) {
 		if (strcmp(key, slot_keys[s]) != 0)
 			continue;
+		if (s == DC_SLOT_BYTES && (fn->argbits & DC_COOKIE_TEXT))
+			return fail_at(c, v, "text: is the call's bytes: give text: or bytes:, not both");
 		if (to_int(c, v, key, 1, 6, &pos))
 			return -1;
 		fn->argbits = DC_COOKIE_SET_SLOT(fn->argbits, s, pos);
 		return 0;
 	}
 	return fail_at(c, v, "unknown function key '%s' (name, match, regex, syscall, path, fd, handle, "
-			     "handle_out, parent, bytes, count, offset, datatype, ret, closes, bytes_from)", key);
+			     "handle_out, parent, bytes, text, count, offset, datatype, stream, ret, closes, bytes_from)",
+		       key);
 }
 
 static int load_functions(struct ctx *c, yaml_node_t *v, struct dc_probe_set *set)
@@ -245,8 +267,8 @@ static int set_key(struct ctx *c, const char *key, yaml_node_t *v, void *arg)
 			return load_functions(c, v, set);
 		}
 		if (!scalar(v) || (strcmp(scalar(v), "block") && strcmp(scalar(v), "pagecache") &&
-				   strcmp(scalar(v), "io_uring")))
-			return fail_at(c, v, "kernel: expected block, pagecache, io_uring or a list of kernel functions");
+				   strcmp(scalar(v), "io_uring") && strcmp(scalar(v), "mmap") && strcmp(scalar(v), "aio")))
+			return fail_at(c, v, "kernel: expected block, pagecache, io_uring, mmap, aio or a list of kernel functions");
 		set->kind = DC_SET_KERNEL;
 		return to_string(c, v, key, &set->kernel);
 	}
@@ -295,13 +317,15 @@ static int check_wrapper_set(struct ctx *c, yaml_node_t *root, struct dc_probe_s
 			return fail_at(c, root, "wrapper function '%s': a name only (the wrapper knows its arguments)",
 				       fn->name);
 		if (dc_wrapper_func_id(fn->name) < 0)
-			return fail_at(c, root, "wrapper function '%s': not an MPI-IO or HDF5 call " DC_WRAPPER_NAME " records",
+			return fail_at(c, root, "wrapper function '%s': not an MPI-IO, HDF5 or STDIO call " DC_WRAPPER_NAME " records",
 				       fn->name);
 	}
 	if (!set->category && !(set->category = strdup(set->name)))
 		return fail_at(c, root, "out of memory");
-	if (set->all_functions && strcmp(set->category, DC_WRAPPER_MPIIO) && strcmp(set->category, DC_WRAPPER_HDF5))
-		return fail_at(c, root, "a wrapper set with 'functions: all' has category " DC_WRAPPER_MPIIO " or " DC_WRAPPER_HDF5
+	if (set->all_functions && strcmp(set->category, DC_WRAPPER_MPIIO) && strcmp(set->category, DC_WRAPPER_HDF5) &&
+	    strcmp(set->category, DC_WRAPPER_STDIO))
+		return fail_at(c, root, "a wrapper set with 'functions: all' has category " DC_WRAPPER_MPIIO ", " DC_WRAPPER_HDF5
+				       " or " DC_WRAPPER_STDIO
 					" (the calls of that level)");
 	return 0;
 }
@@ -347,6 +371,13 @@ static int check_set(struct ctx *c, yaml_node_t *root, struct dc_probe_set *set)
 		if (iov && set->kind != DC_SET_SYSCALLS && !fn->syscall)
 			return fail_at(c, root, "function '%s': iov: is read at a system call: a syscalls set, or syscall: NAME",
 				       fn->name);
+		if ((fn->argbits & DC_COOKIE_TEXT) && (set->kind != DC_SET_UPROBES || fn->syscall))
+			return fail_at(c, root, "function '%s': text: is read at the function's return: a set of library "
+						"functions, without syscall:", fn->name);
+		if ((fn->argbits & DC_COOKIE_STD) &&
+		    (!set->stdio_handles || DC_COOKIE_SLOT(fn->argbits, DC_SLOT_HANDLE) || dc_io_kind(fn->name) == DC_IO_NONE))
+			return fail_at(c, root, "function '%s': stream: standard is for a call of a handles: stdio set "
+						"that takes no stream, and reads or writes by its name", fn->name);
 		if (iov && !DC_COOKIE_SLOT(fn->argbits, DC_SLOT_BYTES))
 			return fail_at(c, root, "function '%s': iov: needs bytes: (the number of its entries)", fn->name);
 		if (DC_COOKIE_SLOT(fn->argbits, DC_SLOT_PATH2) && !DC_COOKIE_SLOT(fn->argbits, DC_SLOT_PATH))

@@ -12,7 +12,7 @@
 enum dc_set_kind {
 	DC_SET_UPROBES,  /* functions of a user library */
 	DC_SET_SYSCALLS, /* system calls, through the raw sys_enter/sys_exit tracepoints */
-	DC_SET_KERNEL,   /* a built-in group of kernel tracepoints: block, pagecache, io_uring */
+	DC_SET_KERNEL,   /* a built-in group of kernel tracepoints: block, pagecache, io_uring, mmap, aio */
 	DC_SET_KFUNCS,   /* kernel functions by name, glob or regex (kernel: [...]) */
 	DC_SET_WRAPPER,  /* MPI-IO, recorded by libdcpmpi.so in each rank (wrapper: libdcpmpi) */
 };

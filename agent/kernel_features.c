@@ -211,6 +211,22 @@ static bool uring_ok(struct dc_features *f)
 	return f->uring_submit != NULL;
 }
 
+/* mmap_faults: the x86 page fault tracepoints, in one pass over the
+ * kernel's BTF, and the helper that finds the mapping behind an address
+ * (for a tracepoint program). */
+static bool mmap_faults_ok(void)
+{
+	struct btf *btf;
+	bool ok;
+
+	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) != 1 ||
+	    !(btf = btf__load_vmlinux_btf()))
+		return false;
+	ok = tracepoint_proto(btf, "page_fault_user") && tracepoint_proto(btf, "page_fault_kernel");
+	btf__free(btf);
+	return ok;
+}
+
 static bool probe_one(struct dc_features *f, enum dc_feature id)
 {
 	switch (id) {
@@ -243,6 +259,8 @@ static bool probe_one(struct dc_features *f, enum dc_feature id)
 		return uretprobe_syscall_ok();
 	case DC_FEAT_URING_REQ:
 		return uring_ok(f);
+	case DC_FEAT_MMAP_FAULTS:
+		return mmap_faults_ok();
 	case DC_NR_FEATURES:
 		break;
 	}
@@ -355,13 +373,29 @@ static bool tracefs_event(const char *event)
 	return access(path, F_OK) == 0;
 }
 
+/* The level of a feature probed only when a set asks for it: its
+ * mechanism how, or what is missing, or that no such set asked. */
+static void set_level(const struct dc_features *f, FILE *out, enum dc_feature id, const char *level, const char *set,
+		      const char *how)
+{
+	if (!f->probed[id]) {
+		fprintf(out, LEVEL_FMT "not probed: no %s set asks for it (dc-agent --check probes it)\n", level, set);
+	} else if (f->has[id]) {
+		fprintf(out, LEVEL_FMT "%s\n", level, how);
+	} else {
+		fprintf(out, LEVEL_FMT "not available: missing ", level);
+		missing(f, out, &id, 1);
+		fputc('\n', out);
+	}
+}
+
 int dc_features_report(const struct dc_features *f, FILE *out)
 {
 	bool base = f->has[DC_FEAT_BTF] && f->has[DC_FEAT_RINGBUF];
 	enum dc_user_mech um = dc_user_mech(f);
 	enum dc_kfunc_mech km = dc_kprobe_mech(f);
 	int levels = 0;
-
+	char uring[128];
 	bool all = true;
 
 	for (int i = 0; i < DC_NR_FEATURES; i++)
@@ -434,14 +468,16 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 		tracefs_event("filemap/mm_filemap_add_to_page_cache")
 			? "tracepoints mm_filemap_add_to_page_cache/mm_filemap_delete_from_page_cache"
 			: "not available: no filemap tracepoints");
-	if (!f->probed[DC_FEAT_URING_REQ]) {
-		fprintf(out, LEVEL_FMT "not probed: no io_uring set asks for it (dc-agent --check probes it)\n",
-			"io_uring requests");
-	} else if (f->has[DC_FEAT_URING_REQ]) {
-		fprintf(out, LEVEL_FMT "raw tracepoints %s/io_uring_complete\n", "io_uring requests", f->uring_submit);
+	snprintf(uring, sizeof(uring), "raw tracepoints %s/io_uring_complete", f->uring_submit ? f->uring_submit : "");
+	set_level(f, out, DC_FEAT_URING_REQ, "io_uring requests", "io_uring", uring);
+	set_level(f, out, DC_FEAT_MMAP_FAULTS, "file mappings", "mmap",
+		  "raw tracepoints page_fault_user/page_fault_kernel, bpf_find_vma");
+	if (f->has[DC_FEAT_BPF_LOOP] && (f->has[DC_FEAT_TP_BTF] || f->has[DC_FEAT_RAW_TP])) {
+		fprintf(out, LEVEL_FMT "the io_submit and io_getevents system calls, their requests walked with bpf_loop\n",
+			"AIO requests");
 	} else {
-		fprintf(out, LEVEL_FMT "not available: missing ", "io_uring requests");
-		missing(f, out, IDS(DC_FEAT_URING_REQ));
+		fprintf(out, LEVEL_FMT "not available: missing ", "AIO requests");
+		missing(f, out, IDS(DC_FEAT_BPF_LOOP));
 		fputc('\n', out);
 	}
 	fprintf(out, LEVEL_FMT "sched tracepoints; --match-env reads %s\n", "processes",

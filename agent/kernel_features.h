@@ -25,7 +25,8 @@
 	X(KPROBE_MULTI, "kprobe_multi", "5.18 with CONFIG_FPROBE", "kprobe_multi links")           \
 	X(FENTRY, "fentry", "5.5", "fentry/fexit programs")                                        \
 	X(URETPROBE_SYSCALL, "uretprobe_syscall", "6.11", "the uretprobe system call (cheaper returns)")        \
-	X(URING_REQ, "uring_req", "6.1", "io_uring's request tracepoints (io_uring_submit_req or _sqe, with the request)")
+	X(URING_REQ, "uring_req", "6.1", "io_uring's request tracepoints (io_uring_submit_req or _sqe, with the request)") \
+	X(MMAP_FAULTS, "mmap_faults", "5.17 on x86", "page fault tracepoints and bpf_find_vma (the file behind a fault)")
 
 enum dc_feature {
 #define DC_FEATURE_ENUM(id, name, since, what) DC_FEAT_##id,
@@ -57,6 +58,7 @@ struct dc_features {
 	 DC_FEAT_BIT(BPF_LOOP) | DC_FEAT_BIT(COOKIE) | DC_FEAT_BIT(UPROBES) | DC_FEAT_BIT(UPROBE_MULTI))
 /* ...io_uring sets; and kernel function sets. */
 #define DC_FEATURES_URING DC_FEAT_BIT(URING_REQ)
+#define DC_FEATURES_MMAP DC_FEAT_BIT(MMAP_FAULTS)
 #define DC_FEATURES_KFUNCS (DC_FEAT_BIT(KPROBES) | DC_FEAT_BIT(KPROBE_MULTI) | DC_FEAT_BIT(FENTRY))
 #define DC_FEATURES_ALL ((1u << DC_NR_FEATURES) - 1)
 

@@ -6,7 +6,7 @@
  * else fentry/fexit for each function with BTF (a program pair of its own,
  * bpf/kfuncs.bpf.c) and kprobe/kretprobe perf events for the rest.
  */
-#include "probes_int.h"
+#include "mechanisms.h"
 
 #include <errno.h>
 #include <stdio.h>

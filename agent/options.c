@@ -29,16 +29,26 @@ static const char usage[] =
 "  -m, --mode MODE       trace: every call with its arguments (default);\n"
 "                        profile: per-process, per-function counters every interval\n"
 "  -i, --interval SEC    profile mode: seconds between counter snapshots (default 1)\n"
-"  -p, --probes LIST     comma-separated probe sets (default posix,stdio,syscalls);\n"
+"  -p, --probes LIST     comma-separated probe sets (default posix,stdio-wrapper,\n"
+"                        syscalls: STDIO recorded in the command's processes,\n"
+"                        which the agent preloads; with --pid or --daemon,\n"
+"                        posix,stdio,syscalls: STDIO by uprobes);\n"
 "                        a name is configs/probes/NAME.yaml, or give a path;\n"
 "                        mpiio: MPI-IO recorded in each rank by libdcpmpi.so\n"
 "                        (preload it); mpiio-uprobe: by uprobes, Open MPI 4.x\n"
 "                        jobs without it (with both, each call is recorded once);\n"
 "                        hdf5-wrapper: HDF5 recorded by libdcpmpi.so likewise,\n"
-"                        bytes from its dataspaces; hdf5, hdf5_openmpi: by uprobes\n"
+"                        bytes from its dataspaces; hdf5, hdf5_openmpi: by uprobes;\n"
+"                        stdio-wrapper: STDIO recorded by libdcpmpi.so likewise;\n"
+"                        the wrapper sets also by libdcpreload.so, in any process\n"
+"                        that preloads it; stdio, stdio-chars: by uprobes\n"
 "      --probe-dir DIRS  colon-separated folders searched for probe sets first\n"
 "  -c, --config FILE     agent settings (YAML); command-line options win over it\n"
 "      --pid PID         trace this running process and its children (repeatable)\n"
+"      --no-preload      with stdio-wrapper or hdf5-wrapper, the command's processes\n"
+"                        get libdcpreload.so in LD_PRELOAD, which records those\n"
+"                        calls in each (not in MPI ranks, where libdcpmpi.so\n"
+"                        does): leave LD_PRELOAD as it is\n"
 "      --group-read      node files readable by the job user's group (0640, not 0600)\n"
 "      --uid UID         the job's user: owns the node file and the control socket,\n"
 "                        and only its processes may register as MPI ranks\n"
@@ -195,6 +205,9 @@ static int take_option(int c, const char *arg, struct dc_options *o)
 	case 'G':
 		o->group_read = 1;
 		return 0;
+	case 'N':
+		o->no_preload = 1;
+		return 0;
 	case 'C':
 		o->check = 1;
 		return 0;
@@ -256,7 +269,7 @@ int dc_options_parse(int argc, char **argv, struct dc_options *o)
 		{ "match-env", required_argument, 0, 'E' }, { "group-read", no_argument, 0, 'G' },
 		{ "skip-program", required_argument, 0, 'K' }, { "check", no_argument, 0, 'C' },
 		{ "site-cache", required_argument, 0, 'Y' }, { "daemon", no_argument, 0, 'D' },
-		{ "verbose", no_argument, 0, 'v' },
+		{ "verbose", no_argument, 0, 'v' },        { "no-preload", no_argument, 0, 'N' },
 		{ "help", no_argument, 0, 'h' },           { "version", no_argument, 0, 'V' },
 		{ 0 },
 	};

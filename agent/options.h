@@ -23,6 +23,7 @@ struct dc_options {
 	int group_read; /* node files 0640 instead of 0600 */
 	int check;      /* --check: say what this kernel offers, and stop */
 	int daemon;     /* --daemon: run until told to stop, tracing the ranks that register */
+	int no_preload; /* --no-preload: the command gets no libdcpreload.so */
 	char **command; /* argv after --, NULL in daemon mode */
 };
 

@@ -280,7 +280,14 @@ struct dc_code *dc_code_open(const char *path, const char *cache_dir, char *err,
 		return NULL;
 	}
 	c->map_len = st.st_size;
-	c->map = mmap(NULL, c->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	/*
+	 * Shared, not private: the kernel puts every registered uprobe's int3
+	 * into each private mapping of the file that may execute, and a
+	 * read-only private one may. While another agent's probes are on the
+	 * library (its job, or its detach still under way) the bytes decoded
+	 * would be its breakpoints. A shared mapping is the file as it is.
+	 */
+	c->map = mmap(NULL, c->map_len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (c->map == MAP_FAILED) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -90,6 +90,14 @@ static const char *intern_category(struct dc_probes *p, const char *cat)
 	return v[p->ncategories++] = strdup(cat);
 }
 
+long dc_probes_find_function(const struct dc_probes *p, const char *name, const char *category)
+{
+	for (size_t i = 0; i < p->nfns; i++)
+		if (strcmp(p->fns[i].name, name) == 0 && strcmp(p->fns[i].category, category) == 0)
+			return (long)i;
+	return -1;
+}
+
 long dc_probes_add_function(struct dc_probes *p, const char *name, const char *category, __u32 flags,
 			    __u64 argbits)
 {
@@ -222,32 +230,6 @@ int dc_probes_attach_pairs(struct dc_probes *p, enum dc_perf_kind kind, const ch
 }
 
 /* ---- the table and detaching ---- */
-
-int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set)
-{
-	int n;
-
-	switch (set->kind) {
-	case DC_SET_SYSCALLS:
-		n = dc_syscalls_attach(p, set);
-		break;
-	case DC_SET_KERNEL:
-		n = dc_tracepoints_attach(p, set);
-		break;
-	case DC_SET_KFUNCS:
-		n = dc_kfuncs_attach(p, set);
-		break;
-	case DC_SET_WRAPPER:
-		n = dc_wrapper_attach(p, set);
-		break;
-	default:
-		n = dc_uprobes_attach(p, set);
-		break;
-	}
-	if (p->verbose && n >= 0)
-		fprintf(stderr, "dc-agent: probe set '%s' (%s): %d probes attached\n", set->name, set->file, n);
-	return n;
-}
 
 __u64 dc_probes_decode_ns(const struct dc_probes *p)
 {

@@ -36,14 +36,19 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_fea
  * failure that leaves nothing attached for the set (out of memory).
  */
 int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set);
+/* The same for another file of a uprobe set's library (a container's, a
+ * job's own build) at path, after the set itself, its symbols read from
+ * copy (a file the job's user cannot change): only the functions the set
+ * already has, each at its entry. */
+int dc_probes_attach_file(struct dc_probes *p, const struct dc_probe_set *set, const char *path, const char *copy);
 /* The functions no library: set probes, as they return twice or never
  * (--check lists them): n names. */
 const char *const *dc_probes_never(size_t *n);
 size_t dc_probes_count(const struct dc_probes *p);
 const struct dc_function *dc_probes_function(const struct dc_probes *p, __u32 id);
-/* The MPI-IO calls wrapper sets ask libdcpmpi.so for (bit f: enum
- * dc_mpiio_func f), and each one's function id in ids[f]. */
-__u64 dc_probes_wrapper(const struct dc_probes *p, __u32 *ids, size_t nids);
+/* The calls wrapper sets ask libdcpmpi.so for (enum dc_wrapper_func), and
+ * each one's function id in ids[f]. */
+struct dc_funcs dc_probes_wrapper(const struct dc_probes *p, __u32 *ids, size_t nids);
 /* Time spent decoding the libraries' code for probe sites. */
 __u64 dc_probes_decode_ns(const struct dc_probes *p);
 /* Detaches everything and frees the table. */

@@ -62,12 +62,14 @@ struct dc_probes {
 	char **categories;
 	size_t ncategories;
 	bool syscalls_attached;
-	/* Calls libdcpmpi.so records (wrapper sets): bit f of the mask
-	 * is enum dc_wrapper_func f, recorded as function wrapper_ids[f]. */
-	__u64 wrapper_mask;
+	/* Calls libdcpmpi.so records (wrapper sets): enum dc_wrapper_func
+	 * f, recorded as function wrapper_ids[f]. */
+	struct dc_funcs wrapper_funcs;
 	__u32 wrapper_ids[DC_RING_MAX_FUNCS];
 	/* System calls that observe a libc call (a thin wrapper) for a user set. */
 	bool wrapped[DC_MAX_SYSCALLS];
+	/* System calls that submit or reap AIO requests, for the aio set. */
+	bool aio_calls[DC_MAX_SYSCALLS];
 	/* Each object's code is decoded once, whatever the sets that probe it. */
 	struct code_cache {
 		char *key; /* build id, else path */
@@ -80,11 +82,6 @@ struct dc_probes {
 	bool clone_taken[DC_NR_CLONE_PROGS];
 };
 
-/* wrapper_set.c: a wrapper set's functions into the table. */
-int dc_wrapper_attach(struct dc_probes *p, const struct dc_probe_set *set);
-/* Whether a wrapper set already serves the library function called name. */
-bool dc_wrapper_serves(const struct dc_probes *p, const char *name);
-
 /* The instructions of a loaded program, copied once; NULL without memory. */
 const struct dc_clone_src *dc_probes_clone_src(struct dc_probes *p, enum dc_clone_prog which);
 
@@ -93,6 +90,8 @@ const struct dc_clone_src *dc_probes_clone_src(struct dc_probes *p, enum dc_clon
  * (io_kind.h): build its cookie from dc_probes_function(p, id)->argbits. */
 long dc_probes_add_function(struct dc_probes *p, const char *name, const char *category, __u32 flags,
 			    __u64 argbits);
+/* The id of the function called name of category, or -1. */
+long dc_probes_find_function(const struct dc_probes *p, const char *name, const char *category);
 int dc_probes_keep_fd(struct dc_probes *p, int fd);
 /* The same for a per-function probe, which the kernel detaches slowly. */
 int dc_probes_keep_slow_fd(struct dc_probes *p, int fd);
@@ -116,17 +115,5 @@ void dc_missing_warn(const struct dc_probe_set *set, const struct dc_missing *m,
  */
 int dc_probes_attach_pairs(struct dc_probes *p, enum dc_perf_kind kind, const char *const *targets,
 			   const unsigned long *offsets, const __u64 *cookies, size_t n, bool *refused);
-
-/* By kind of set. */
-int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set);
-int dc_syscalls_attach(struct dc_probes *p, const struct dc_probe_set *set);
-int dc_tracepoints_attach(struct dc_probes *p, const struct dc_probe_set *set);
-int dc_kfuncs_attach(struct dc_probes *p, const struct dc_probe_set *set);
-/* A libc call observed at system call nr (a thin wrapper): 1 added, 0 not
- * here or already reported, -1 on failure. */
-int dc_syscall_function(struct dc_probes *p, const struct dc_probe_set *set, const struct dc_fn_spec *fn, int nr,
-			struct dc_missing *miss);
-int dc_syscall_programs_attach(struct dc_probes *p);
-int dc_syscall_nr(const char *name);
 
 #endif

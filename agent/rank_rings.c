@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include "rank_rings.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +17,28 @@
 #include "rank_ring.h"
 #include "recorder.h"
 
-/* What a rank's ring carries (libdcpmpi.so's wrapper sets), in messages. */
-#define WRAPPED "MPI-IO and HDF5 calls"
+/* What a ring carries (the wrapper sets of libdcpmpi.so and libdcpreload.so), in messages. */
+#define WRAPPED "MPI-IO, HDF5 and STDIO calls"
 
 /* Rings held at once: ranks per node, with room for ranks that crashed. */
 #define MAX_RINGS 1024
 /* Records taken from one ring per drain: a rank that writes as fast as the
  * agent reads does not keep it from the others. */
 #define DRAIN_MAX 65536
+/* How often the rings of processes that ended without saying so (killed,
+ * or a rank that crashed) are looked for, and let go. */
+#define SWEEP_NS 1000000000ull
+/* A pass that took this many records says the rings are busy, and so
+ * does a ring just taken, for BUSY_NS: a loop of buffered STDIO calls
+ * fills a ring of DC_RING_SLOTS_DEFAULT slots in a few ms, well within
+ * one RING_POLL_MS, and may start at once. */
+#define BUSY_RECORDS (DC_RING_SLOTS_DEFAULT / 32)
+#define BUSY_NS 100000000ull
 
 struct ring {
 	struct dc_ring_reader *r;
 	__u32 pid;
+	int pidfd; /* readable once the process has ended; -1: none */
 	dev_t dev; /* the memfd: a ring is read once, for its first registrant */
 	ino_t ino;
 	__u64 since;           /* when the agent took it */
@@ -39,12 +50,15 @@ struct dc_rank_rings {
 	struct dc_recorder *rec;
 	struct dc_writer *w;
 	int mode;
-	__u64 mask;
+	struct dc_funcs asked;
 	__u32 ids[DC_RING_MAX_FUNCS];
 	struct ring rings[MAX_RINGS];
 	size_t n;
 	unsigned long long unasked; /* records of calls not asked for, dropped */
 	struct dc_msg_call msg; /* one call being turned into an event */
+	unsigned long long taken; /* records taken in this pass */
+	__u64 busy_until;         /* CLOCK_MONOTONIC ns */
+	__u64 next_sweep;
 	/* A clock read after every record checked so far was committed. */
 	__u64 now;
 	/* In a pass (dc_rank_rings_begin): rings by their next record's end. */
@@ -53,8 +67,8 @@ struct dc_rank_rings {
 	__u32 heap[MAX_RINGS];
 };
 
-struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_writer *w, int mode, __u64 mask,
-					const __u32 *ids)
+struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_writer *w, int mode,
+					const struct dc_funcs *asked, const __u32 *ids)
 {
 	struct dc_rank_rings *rr = calloc(1, sizeof(*rr));
 
@@ -63,54 +77,65 @@ struct dc_rank_rings *dc_rank_rings_new(struct dc_recorder *rec, struct dc_write
 	rr->rec = rec;
 	rr->w = w;
 	rr->mode = mode;
-	rr->mask = mask;
+	rr->asked = *asked;
 	memcpy(rr->ids, ids, sizeof(rr->ids));
 	return rr;
 }
 
-int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, char *note, size_t len)
+static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts);
+
+static int turn_down(int fd, int pidfd)
+{
+	if (fd >= 0)
+		close(fd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return -1;
+}
+
+int dc_rank_rings_add(struct dc_rank_rings *rr, __u32 pid, int fd, int pidfd, char *note, size_t len)
 {
 	char why[160];
 	struct dc_ring_reader *r;
 	struct stat st;
+	size_t before = MAX_RINGS;
 
 	if (fd < 0) {
 		snprintf(note, len, "ok; its " WRAPPED " not recorded: %s", DC_RING_NOT_MEMFD);
-		return -1;
+		return turn_down(fd, pidfd);
 	}
-	if (!rr || !rr->mask) {
-		close(fd);
+	if (!rr || !dc_funcs_any(&rr->asked)) {
+		turn_down(fd, pidfd);
 		snprintf(note, len, "ok; its " WRAPPED " not recorded here (no wrapper set among the agent's probe sets)");
 		return 0;
 	}
 	if (rr->n == MAX_RINGS) {
-		close(fd);
 		snprintf(note, len, "ok; its " WRAPPED " not recorded: the agent holds %d rings already", MAX_RINGS);
-		return -1;
+		return turn_down(fd, pidfd);
 	}
 	if (fstat(fd, &st)) {
-		close(fd);
 		snprintf(note, len, "ok; its " WRAPPED " not recorded: the ring cannot be looked at");
-		return -1;
+		return turn_down(fd, pidfd);
 	}
 	for (size_t i = 0; i < rr->n; i++) {
-		if (rr->rings[i].pid == pid) {
-			close(fd);
-			snprintf(note, len, "ok; its " WRAPPED " already recorded through this rank's first ring");
-			return -1;
-		}
 		if (rr->rings[i].dev == st.st_dev && rr->rings[i].ino == st.st_ino) {
-			close(fd);
 			snprintf(note, len, "ok; its " WRAPPED " not recorded: this ring is pid %u's already", rr->rings[i].pid);
-			return -1;
+			return turn_down(fd, pidfd);
 		}
+		if (rr->rings[i].pid == pid)
+			before = i;
 	}
+	/* The process's ring before an exec (libdcpreload in the image
+	 * before): that image's calls are all done. */
+	if (before < rr->n)
+		let_go(rr, before, dc_now_ns(CLOCK_MONOTONIC));
 	if (!(r = dc_ring_reader_open(fd, why, sizeof(why)))) {
 		snprintf(note, len, "ok; its " WRAPPED " not recorded: %s", why);
-		return -1;
+		return turn_down(-1, pidfd);
 	}
-	dc_ring_reader_start(r, rr->mode == DC_MODE_PROFILE ? DC_RING_PROFILE : DC_RING_TRACE, rr->mask);
-	rr->rings[rr->n++] = (struct ring){ r, pid, st.st_dev, st.st_ino, dc_now_ns(CLOCK_MONOTONIC) };
+	dc_ring_reader_start(r, rr->mode == DC_MODE_PROFILE ? DC_RING_PROFILE : DC_RING_TRACE, &rr->asked);
+	rr->rings[rr->n++] = (struct ring){ r, pid, pidfd, st.st_dev, st.st_ino, dc_now_ns(CLOCK_MONOTONIC) };
+	rr->busy_until = rr->rings[rr->n - 1].since + BUSY_NS;
 	snprintf(note, len, "ok; its " WRAPPED " recorded");
 	return 0;
 }
@@ -137,20 +162,28 @@ static bool possible(struct dc_rank_rings *rr, const struct ring *g, const struc
 	return possible_by(g, rec, rr->now);
 }
 
-/* The event flags a call's shape gives it. */
-static __u8 shape_flags(unsigned shape)
+/* The event flags a call's shape gives it; for the shapes that depend on
+ * it, by its outcome. */
+static __u8 shape_flags(const struct dc_ring_rec *rec)
 {
-	switch (shape) {
+	switch (dc_wrapper_shapes[rec->func]) {
 	case DC_MPIIO_SHAPE_OPEN:
 	case DC_HDF5_SHAPE_FILE_NEW:
 	case DC_HDF5_SHAPE_OBJ_NEW:
 	case DC_HDF5_SHAPE_ATTR_NEW:
+	case DC_STDIO_SHAPE_OPEN:
+	case DC_STDIO_SHAPE_FDOPEN:
+	case DC_STDIO_SHAPE_REOPEN:
 		return DC_EV_HANDLE | DC_EV_NEW_HANDLE | DC_EV_PATHARG;
 	case DC_MPIIO_SHAPE_CLOSE:
 	case DC_HDF5_SHAPE_CLOSE:
+	case DC_STDIO_SHAPE_CLOSE:
 		return DC_EV_HANDLE | DC_EV_CLOSES;
 	case DC_MPIIO_SHAPE_DELETE:
 		return DC_EV_PATHARG;
+	case DC_HDF5_SHAPE_DECREF:
+		/* An id of references is closed at the last. */
+		return DC_EV_HANDLE | (rec->ret == 0 ? DC_EV_CLOSES : 0);
 	default:
 		return DC_EV_HANDLE;
 	}
@@ -180,7 +213,11 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	e->tid = rec->tid;
 	e->func = rr->ids[rec->func];
 	e->cpu = rec->cpu;
-	e->flags = shape_flags(dc_wrapper_shapes[rec->func]);
+	e->flags = shape_flags(rec);
+	/* A stream the wrapper saw no open of (stdout), named from here on
+	 * by the kernel's name of its descriptor, as an open names one. */
+	if ((rec->flags & DC_RING_REC_NAMES) && rec->path_len)
+		e->flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE | DC_EV_PATHARG;
 	if (rec->flags & DC_RING_REC_OFFSET) {
 		e->flags |= DC_EV_OFFSET;
 		e->offset = rec->offset;
@@ -191,6 +228,7 @@ static void record(struct dc_rank_rings *rr, __u32 pid, const struct dc_ring_rec
 	e->fd = -1;
 	e->fd2 = -1;
 	dc_recorder_call(rr->rec, m);
+	rr->taken++;
 }
 
 static void report_damaged(const struct ring *g)
@@ -223,8 +261,8 @@ static int drain_one(struct dc_rank_rings *rr, struct ring *g, __u64 upto)
 		g->next_end = ALL;
 		if ((got = dc_ring_reader_next(g->r, &rec, rr->msg.path)) != DC_RING_RECORD)
 			break;
-		/* Asked for only what the mask says: anything else is dropped. */
-		if (!(rr->mask & (1ull << rec.func))) {
+		/* Only the calls asked for: anything else is dropped. */
+		if (!dc_funcs_has(&rr->asked, rec.func)) {
 			rr->unasked++;
 			continue;
 		}
@@ -283,16 +321,25 @@ void dc_rank_rings_upto(struct dc_rank_rings *rr, __u64 upto)
 
 void dc_rank_rings_end(struct dc_rank_rings *rr, __u64 upto)
 {
-	/* A ring half full goes whole now, lest the rank lose records. */
+	/* A ring filling goes whole now, lest the rank lose records. */
 	for (size_t i = 0; rr && i < rr->n; i++)
-		drain_one(rr, &rr->rings[i], dc_ring_reader_half_full(rr->rings[i].r) ? ALL : upto);
-	if (rr)
+		drain_one(rr, &rr->rings[i], dc_ring_reader_filling(rr->rings[i].r) ? ALL : upto);
+	if (rr) {
 		rr->pass = false;
+		if (rr->taken >= BUSY_RECORDS)
+			rr->busy_until = dc_now_ns(CLOCK_MONOTONIC) + BUSY_NS;
+		rr->taken = 0;
+	}
 }
 
 bool dc_rank_rings_active(const struct dc_rank_rings *rr)
 {
 	return rr && rr->n;
+}
+
+bool dc_rank_rings_busy(const struct dc_rank_rings *rr)
+{
+	return rr && rr->n && dc_now_ns(CLOCK_MONOTONIC) < rr->busy_until;
 }
 
 static void snapshot_one(struct dc_rank_rings *rr, const struct ring *g, __u64 ts)
@@ -301,7 +348,7 @@ static void snapshot_one(struct dc_rank_rings *rr, const struct ring *g, __u64 t
 		struct dc_ring_counter c;
 		struct dc_counter out;
 
-		if (!(rr->mask & (1ull << f)))
+		if (!dc_funcs_has(&rr->asked, f))
 			continue;
 		c = dc_ring_reader_counter(g->r, f);
 		if (!c.count)
@@ -336,6 +383,8 @@ static void let_go(struct dc_rank_rings *rr, size_t i, __u64 ts)
 		fprintf(stderr, "dc-agent: warning: pid %u: %llu records of its " WRAPPED " with impossible times dropped\n", g->pid,
 			g->bad);
 	dc_ring_reader_free(g->r);
+	if (g->pidfd >= 0)
+		close(g->pidfd);
 	rr->rings[i] = rr->rings[--rr->n];
 	/* The heap's indices name rings by place: none is let go in a pass,
 	 * and were one, the rest of the pass goes at its end. */
@@ -350,6 +399,23 @@ void dc_rank_rings_finish(struct dc_rank_rings *rr, __u32 pid, __u64 ts)
 			return;
 		}
 	}
+}
+
+void dc_rank_rings_sweep(struct dc_rank_rings *rr, __u64 ts)
+{
+	struct pollfd p[MAX_RINGS];
+
+	if (!rr || !rr->n || ts < rr->next_sweep)
+		return;
+	rr->next_sweep = ts + SWEEP_NS;
+	for (size_t i = 0; i < rr->n; i++)
+		p[i] = (struct pollfd){ .fd = rr->rings[i].pidfd, .events = POLLIN };
+	if (poll(p, rr->n, 0) <= 0)
+		return;
+	/* From the last: a ring let go takes the last one's place. */
+	for (size_t i = rr->n; i-- > 0;)
+		if (p[i].revents & (POLLIN | POLLHUP))
+			let_go(rr, i, ts);
 }
 
 void dc_rank_rings_free(struct dc_rank_rings *rr, __u64 ts)

@@ -10,6 +10,7 @@
 #include "hashtab.h"
 #include "nodefile.h"
 #include "path_join.h"
+#include "rank_ring.h"
 
 /* The key space of the handles table: a pid's stream and library handles. */
 #define HANDLE_KEY(pid) ((uint64_t)(pid) | (1ull << 32))
@@ -18,6 +19,8 @@
 #define KNOWN (1ull << 32)
 #define CLOSED (1ull << 33)
 #define PATH_OF(v) ((__u32)(v))
+/* In kfiles: a ring's memfd (rank_ring.h), whose calls are not the program's. */
+#define OURS (1ull << 34)
 
 /*
  * A call on a descriptor names its file as the kernel knows it: the BPF
@@ -34,11 +37,13 @@
  */
 struct dc_recorder {
 	struct dc_writer *w;
-	/* (struct file, KFILE_NOW or KFILE_BEFORE) -> the low half of the
-	 * file's identity (its inode's, from the BPF side) << 32 | the path
-	 * string id it was sent as: the file now at that address, and the one
-	 * before it, whose last call (its close) may come after the next
-	 * file's name from another CPU. At most two entries an address. */
+	/* (struct file, the low half of its identity: its inode's, from the
+	 * BPF side) -> the path string id it was sent as: every file seen at
+	 * an address, each apart. A call on a file ends after the files that
+	 * took its address since: its close, from another CPU, after the next
+	 * file's name, or a pclose that waits for its child while the child's
+	 * opens and closes take the freed address again and again. As many
+	 * entries as files named, whose paths the node file holds anyway. */
 	struct dc_hashtab *kfiles;
 	struct dc_hashtab *files;     /* (pid key, handle) -> path string id (0 for none) | KNOWN | CLOSED */
 	struct dc_hashtab *named_at;  /* ... -> start of the call that named it */
@@ -181,10 +186,6 @@ static __u32 absolute_name(struct dc_recorder *r, const char *name, const char *
 	return dc_writer_string(r->w, name);
 }
 
-#define KFILE_NOW 0
-#define KFILE_BEFORE 1
-#define KFILE(inode, id) ((uint64_t)(uint32_t)(inode) << 32 | (id))
-
 /* The path of the kernel's file a descriptor named (its struct file and
  * identity): the one an open or a DC_MSG_FILE gave last; 0 where the
  * kernel had none to give. */
@@ -192,25 +193,38 @@ static __u32 kernel_file(struct dc_recorder *r, __u64 file, __u64 inode)
 {
 	uint64_t v;
 
-	for (uint64_t when = KFILE_NOW; when <= KFILE_BEFORE; when++)
-		if (dc_hashtab_get(r->kfiles, file, when, &v) && v >> 32 == (uint32_t)inode)
-			return PATH_OF(v);
-	return 0;
+	return dc_hashtab_get(r->kfiles, file, (uint32_t)inode, &v) ? PATH_OF(v) : 0;
 }
 
-/* What the kernel names a file now (0: nothing), for the calls on it;
- * another file's name at the address is kept as the one before. */
+/* Whether the kernel's name is that of a ring's memfd ("memfd:NAME", after
+ * a prefix that tells the file system, a " (deleted)" suffix or not). */
+static bool ring_memfd(const char *kpath)
+{
+	static const char name[] = "memfd:" DC_RING_MEMFD_NAME;
+	const char *at = strstr(kpath, name);
+
+	return at && (at == kpath || at[-1] == ':' || at[-1] == '/') &&
+	       (!at[sizeof(name) - 1] || strcmp(at + sizeof(name) - 1, " (deleted)") == 0);
+}
+
+/* What the kernel names a file now (0: nothing), for the calls on it. */
 static void name_kernel_file(struct dc_recorder *r, __u64 file, __u64 inode, const char *kpath)
 {
 	__u32 id = kpath ? dc_writer_string(r->w, kpath) : 0;
+
+	if (id)
+		dc_hashtab_put(r->kfiles, file, (uint32_t)inode, id | (ring_memfd(kpath) ? OURS : 0));
+	else
+		dc_hashtab_del(r->kfiles, file, (uint32_t)inode);
+}
+
+/* Whether a call was made on a ring's memfd (by libdcpmpi.so or
+ * libdcpreload.so, setting the ring up): not the program's I/O. */
+static bool on_ring(const struct dc_recorder *r, const struct dc_msg_call *m)
+{
 	uint64_t v;
 
-	if (dc_hashtab_get(r->kfiles, file, KFILE_NOW, &v) && v >> 32 != (uint32_t)inode)
-		dc_hashtab_put(r->kfiles, file, KFILE_BEFORE, v);
-	if (id)
-		dc_hashtab_put(r->kfiles, file, KFILE_NOW, KFILE(inode, id));
-	else
-		dc_hashtab_del(r->kfiles, file, KFILE_NOW);
+	return m->file && dc_hashtab_get(r->kfiles, m->file, (uint32_t)m->inode, &v) && (v & OURS);
 }
 
 /* The next len bytes at *p as a string (NULL for none), made whole. */
@@ -301,6 +315,8 @@ static int handle_call(struct dc_recorder *r, const struct dc_msg_call *msg, siz
 	/* The ring buffer is mapped read-only: work on a copy. */
 	memcpy(&m, msg, DC_MSG_CALL_SIZE(msg));
 	resolve_path(r, &m);
+	if (on_ring(r, &m))
+		return 0;
 	return dc_writer_event(r->w, &m.ev);
 }
 

@@ -21,7 +21,9 @@
 #include "datacrumbs.skel.h"
 #include "job_folder.h"
 #include "ksyms.h"
+#include "lib_files.h"
 #include "node_header.h"
+#include "preload_env.h"
 #include "probes.h"
 #include "proc_check.h"
 #include "rank_ring.h"
@@ -34,14 +36,29 @@
 
 /* ---- setup ---- */
 
+/*
+ * The default sets. STDIO: recorded by libdcpreload.so in the processes of
+ * the command the agent starts (preload_command), at a function call's
+ * cost and none to other processes; by uprobes where there is no command
+ * to preload (--pid, --daemon).
+ */
+#define DEFAULT_SETS "posix,stdio-wrapper,syscalls"
+#define DEFAULT_SETS_NO_COMMAND "posix,stdio,syscalls"
+
 static int load_probe_sets(struct agent *a)
 {
-	const char *list = a->opt.s.probes ? a->opt.s.probes : "posix,stdio,syscalls";
+	const char *list = a->opt.s.probes		       ? a->opt.s.probes
+			   : a->opt.command && !a->opt.npids ? DEFAULT_SETS
+							     : DEFAULT_SETS_NO_COMMAND;
 	char dirs[PATH_MAX * 2], path[PATH_MAX], err[1024], name[256];
 	const char *env = getenv("DC_PROBE_DIR");
+	const char *first = a->opt.s.probe_dir && *a->opt.s.probe_dir ? a->opt.s.probe_dir : NULL;
 
-	snprintf(dirs, sizeof(dirs), "%s:%s:%s", a->opt.s.probe_dir ? a->opt.s.probe_dir : "",
-		 env ? env : "", DC_PROBE_DIRS);
+	/* --probe-dir, then $DC_PROBE_DIR, then the installed and source sets:
+	 * only those given, so that an error shows a search path. */
+	env = env && *env ? env : NULL;
+	snprintf(dirs, sizeof(dirs), "%s%s%s%s%s", first ? first : "", first ? ":" : "", env ? env : "", env ? ":" : "",
+		 DC_PROBE_DIRS);
 	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ",");
 
@@ -100,7 +117,8 @@ static int load_bpf(struct agent *a)
 
 	a->t.setup = dc_now_ns(CLOCK_MONOTONIC);
 	dc_features_probe(&a->feat, DC_FEATURES_START | (kfuncs ? DC_FEATURES_KFUNCS : 0) |
-					    (has_set(a, DC_SET_KERNEL, "io_uring") ? DC_FEATURES_URING : 0));
+					    (has_set(a, DC_SET_KERNEL, "io_uring") ? DC_FEATURES_URING : 0) |
+					    (has_set(a, DC_SET_KERNEL, "mmap") ? DC_FEATURES_MMAP : 0));
 	a->t.features = dc_now_ns(CLOCK_MONOTONIC);
 	if (kfuncs) {
 		a->ksyms = dc_ksyms_open(err, sizeof(err));
@@ -166,6 +184,8 @@ static int attach_probes(struct agent *a)
 		}
 		total += n;
 	}
+	a->libs = dc_lib_files_new(a->skel, a->probes, a->sets, a->nsets, a->preload[0] ? a->preload : NULL,
+				   a->opt.verbose);
 	a->t.attach = dc_now_ns(CLOCK_MONOTONIC);
 	a->probes_decode_ns = dc_probes_decode_ns(a->probes);
 	if (!total) {
@@ -215,6 +235,30 @@ static int resolve_job(struct agent *a)
 		die_msg("out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+/* libdcpreload.so for the command's processes, where a wrapper set of
+ * STDIO or HDF5 asks for it; one that cannot be found is said, and those
+ * calls go unrecorded. */
+static int preload_command(struct agent *a)
+{
+	char path[PATH_MAX], why[PATH_MAX + 128];
+
+	if (a->opt.no_preload || !dc_preload_wanted(a->sets, a->nsets))
+		return 0;
+	if (dc_preload_find(DC_PRELOAD_PATHS, getuid(), path, sizeof(path), why, sizeof(why))) {
+		fprintf(stderr, "dc-agent: warning: %s: the command's STDIO and HDF5 calls are recorded only where it "
+				"preloads it itself\n", why);
+		return 0;
+	}
+	if (dc_preload_export(path)) {
+		die_msg("out of memory");
+		return -1;
+	}
+	if (a->opt.verbose)
+		fprintf(stderr, "dc-agent: the command's processes preload %s\n", path);
+	snprintf(a->preload, sizeof(a->preload), "%s", path);
 	return 0;
 }
 
@@ -283,9 +327,9 @@ static void raise_fd_limit(void)
 static struct dc_rank_rings *new_rings(struct agent *a)
 {
 	__u32 ids[DC_RING_MAX_FUNCS];
-	__u64 mask = dc_probes_wrapper(a->probes, ids, DC_RING_MAX_FUNCS);
+	struct dc_funcs asked = dc_probes_wrapper(a->probes, ids, DC_RING_MAX_FUNCS);
 
-	return dc_rank_rings_new(a->recorder, a->writer, a->opt.s.mode, mask, ids);
+	return dc_rank_rings_new(a->recorder, a->writer, a->opt.s.mode, &asked, ids);
 }
 
 /* --check: the kernel's features and each level's mechanism. */
@@ -367,9 +411,23 @@ int agent_setup(struct agent *a)
 	if (a->opt.command && a->uid != 0 && getuid() != a->uid)
 		die_msg("warning: the command runs as uid %u, not as the job's user (uid %u): it is not traced; "
 			"run it as that user (runuser -u USER --, setpriv)", (unsigned)getuid(), (unsigned)a->uid);
-	if (a->opt.command && dc_launch(a->opt.command, &a->child, msg, sizeof(msg))) {
-		die_msg("%s", msg);
-		return -1;
+	if (a->opt.command) {
+		/* The command's environment, not the agent's own: as it was once
+		 * the command is forked. */
+		char *was = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
+		int rc = preload_command(a);
+
+		if (!rc && dc_launch(a->opt.command, &a->child, msg, sizeof(msg))) {
+			die_msg("%s", msg);
+			rc = -1;
+		}
+		if (was)
+			setenv("LD_PRELOAD", was, 1);
+		else
+			unsetenv("LD_PRELOAD");
+		free(was);
+		if (rc)
+			return -1;
 	}
 	raise_fd_limit();
 	/* After the launch: its child must not fork while a thread holds a lock. */

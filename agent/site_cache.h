@@ -17,8 +17,9 @@
 
 /* The default folder; --site-cache none turns the cache off. */
 #define DC_SITE_CACHE_DIR "/var/cache/datacrumbs/sites"
-/* Changes whenever what counts as a target does (probe_sites.c). */
-#define DC_SITE_CACHE_VERSION 1
+/* Changes whenever what counts as a target does (probe_sites.c). 2: the
+ * bytes decoded are the file's, never another agent's breakpoints. */
+#define DC_SITE_CACHE_VERSION 2
 
 /* The targets of the object with this build id and size, sorted and
  * distinct: 0 with *targets malloc'd, or -1 (none, or not to be trusted). */

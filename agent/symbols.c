@@ -260,3 +260,43 @@ void dc_elf_close(struct dc_elf_syms *s)
 	dc_hashtab_free(s->by_name);
 	free(s);
 }
+
+/* DT_SONAME of the dynamic section of elf, or NULL. */
+static const char *soname_of(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(d, (int)i, &dyn); i++)
+			if (dyn.d_tag == DT_SONAME)
+				return elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+	}
+	return NULL;
+}
+
+int dc_elf_soname(int fd, char *out, size_t outlen)
+{
+	const char *name = NULL;
+	Elf *elf = NULL;
+
+	*out = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	/* Read, not mapped: a file its owner shortens meanwhile gives an
+	 * error here, not SIGBUS. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		name = soname_of(elf);
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	if (elf)
+		elf_end(elf);
+	return name ? 0 : -1;
+}

@@ -23,6 +23,9 @@ long dc_elf_offset(const struct dc_elf_syms *s, const char *name);
 size_t dc_elf_count(const struct dc_elf_syms *s);
 const char *dc_elf_name(const struct dc_elf_syms *s, size_t i);
 void dc_elf_close(struct dc_elf_syms *s);
+/* The shared object's own name (DT_SONAME) of the file open at fd into
+ * out: 0, or -1 for none. */
+int dc_elf_soname(int fd, char *out, size_t outlen);
 
 /* A uprobe takes a file offset: that of addr in the executable loadable
  * segment holding it, or -1. */

@@ -21,6 +21,7 @@
 #include "links.h"
 #include "probes.h"
 #include "proc_check.h"
+#include "lib_files.h"
 #include "proc_watch.h"
 #include "rank_rings.h"
 #include "topology.h"
@@ -64,32 +65,51 @@ static bool is_tracked(struct agent *a, __u32 pid)
 	return bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.dc_tracked), &pid, &v) == 0;
 }
 
-/* A rank that registers joins the job if it was not traced yet (daemon mode). */
+/*
+ * A rank (libdcpmpi.so) or a preloaded process (libdcpreload.so) that
+ * registers joins the job if it was not traced yet (daemon mode); its
+ * ring is kept with a pidfd of it, so that the ring goes when the process
+ * does, even without a word.
+ */
 static int on_rank(void *ctx, const struct dc_ctl_msg *m, int ring_fd, int pidfd, char *why, size_t whylen,
 		   char *note, size_t len)
 {
 	struct agent *a = ctx;
 	__u64 now = dc_now_ns(CLOCK_MONOTONIC);
-	int err;
+	bool rank = DC_CTL_OF_RANK(m->type);
+	int err, keep = -1;
 
-	if (m->type == DC_CTL_REGISTER && !is_tracked(a, m->pid)) {
+	if ((m->flags & DC_CTL_FLAG_RING) && pidfd >= 0)
+		keep = fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
+	if (DC_CTL_STARTS(m->type) && !is_tracked(a, m->pid)) {
 		err = track_process(a, pidfd, m->pid, why, whylen);
 		if (err) {
 			if (ring_fd >= 0)
 				close(ring_fd);
+			if (keep >= 0)
+				close(keep);
 			return err;
 		}
 	} else {
 		close(pidfd);
 	}
-	/* A ring turned down leaves the rank registered, its MPI-IO unrecorded. */
-	if ((m->flags & DC_CTL_FLAG_RING) && dc_rank_rings_add(a->rings, m->pid, ring_fd, note, len))
-		fprintf(stderr, "dc-agent: warning: pid %u (rank %d): %s\n", m->pid, m->rank, note);
-	if (m->type == DC_CTL_FINALIZE)
+	/* A ring turned down leaves the process registered, its calls unrecorded. */
+	if ((m->flags & DC_CTL_FLAG_RING) && dc_rank_rings_add(a->rings, m->pid, ring_fd, keep, note, len)) {
+		if (rank)
+			fprintf(stderr, "dc-agent: warning: pid %u (rank %d): %s\n", m->pid, m->rank, note);
+		else
+			fprintf(stderr, "dc-agent: warning: pid %u: %s\n", m->pid, note);
+	}
+	if (!DC_CTL_STARTS(m->type))
 		dc_rank_rings_finish(a->rings, m->pid, now);
-	if (a->opt.verbose)
+	if (a->opt.verbose && rank)
 		fprintf(stderr, "dc-agent: pid %u is rank %d of %d%s\n", m->pid, m->rank, m->world_size,
 			m->type == DC_CTL_FINALIZE ? " (MPI_Finalize)" : "");
+	else if (a->opt.verbose)
+		fprintf(stderr, "dc-agent: pid %u %s (libdcpreload)\n", m->pid,
+			m->type == DC_CTL_EXIT ? "exits" : "registered");
+	if (!rank)
+		return 0;
 	return dc_recorder_rank(a->recorder, m, now) ? EIO : 0;
 }
 
@@ -116,7 +136,9 @@ int agent_open_control(struct agent *a)
 		die_msg("epoll: %s", strerror(errno));
 		return -1;
 	}
-	if (dc_event_rings_watch(a->events, a->epoll_fd)) {
+	ev.data.fd = dc_lib_files_fd(a->libs);
+	if (dc_event_rings_watch(a->events, a->epoll_fd) ||
+	    (ev.data.fd >= 0 && epoll_ctl(a->epoll_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))) {
 		die_msg("epoll: %s", strerror(errno));
 		return -1;
 	}
@@ -134,7 +156,8 @@ void agent_on_record(void *ctx, void *data, size_t len, __u64 time)
 
 /*
  * Waits for ring buffer data or a rank at the socket, at most POLL_MS
- * (RING_POLL_MS while ranks hold rings); not at all while the last round
+ * (RING_POLL_MS while ranks hold rings, RING_BUSY_POLL_MS while they
+ * fill fast); not at all while the last round
  * took a whole batch. A ring wakes the agent once, as it passes its mark
  * (edge-triggered): had the agent slept on with records left above the
  * mark, it would have taken one batch a timer tick, 655 k records a
@@ -143,7 +166,10 @@ void agent_on_record(void *ctx, void *data, size_t len, __u64 time)
 static int wait_and_consume(struct agent *a)
 {
 	struct epoll_event evs[4];
-	int timeout = a->backlog ? 0 : dc_rank_rings_active(a->rings) ? RING_POLL_MS : POLL_MS;
+	int timeout = a->backlog			   ? 0
+		      : dc_rank_rings_busy(a->rings)	   ? RING_BUSY_POLL_MS
+		      : dc_rank_rings_active(a->rings) ? RING_POLL_MS
+						       : POLL_MS;
 	int n = epoll_wait(a->epoll_fd, evs, 4, timeout);
 	__u64 upto;
 
@@ -152,7 +178,9 @@ static int wait_and_consume(struct agent *a)
 	/* Each time round, not only when it is ready: silent clients expire. */
 	dc_control_serve(a->control);
 	dc_proc_watch_serve(a->watch);
+	dc_lib_files_serve(a->libs);
 	upto = dc_now_ns(CLOCK_MONOTONIC) - DC_RING_SLACK_NS;
+	dc_rank_rings_sweep(a->rings, upto);
 	dc_rank_rings_begin(a->rings);
 	n = dc_event_rings_consume(a->events, false, BATCH_EVENTS);
 	a->backlog = n >= BATCH_EVENTS;
@@ -312,6 +340,9 @@ void agent_detach_all(struct agent *a)
 	/* The detaching child below does more than exec. */
 	dc_topology_wait();
 	agent_stop_probes(a);
+	/* No process stops from here on: any still stopped goes on. */
+	dc_lib_files_free(a->libs);
+	a->libs = NULL;
 	if (a->skel) {
 		struct bpf_link **l[] = { &a->skel->links.dc_fork, &a->skel->links.dc_exit, &a->skel->links.dc_exec,
 					  &a->skel->links.dc_exec_bounded };

@@ -6,7 +6,7 @@
  * event pair per function. A libc call that only wraps one system call is
  * observed at that system call's tracepoint instead (tracepoints.c).
  */
-#include "probes_int.h"
+#include "mechanisms.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -40,6 +40,7 @@ struct targets {
 	struct dc_missing abnormal; /* functions that return twice or never */
 	size_t moved;              /* probes placed off the entry */
 	size_t wrappers;           /* calls observed at their system call */
+	bool again;                /* another file of a library attached before: its functions' ids */
 };
 
 static struct dc_code *code_for(struct dc_probes *p, const char *lib)
@@ -146,7 +147,12 @@ static int add_function_probe(struct dc_probes *p, const struct dc_probe_set *se
 		t->unasked++;
 		return 0;
 	}
-	id = dc_probes_add_function(p, name, set->category, 0, argbits);
+	/* Another file of the library: the calls are the same functions'; a
+	 * function the node's file has not is left out (no new ids mid-trace). */
+	id = t->again ? dc_probes_find_function(p, name, set->category)
+		      : dc_probes_add_function(p, name, set->category, 0, argbits);
+	if (id < 0 && t->again)
+		return 0;
 	if (id < 0) {
 		fprintf(stderr, "dc-agent: warning: more than %d functions: '%s' and later ones skipped\n",
 			DC_MAX_FUNCS, name);
@@ -322,45 +328,51 @@ static void report(struct dc_probes *p, const struct dc_probe_set *set, const st
 			dc_user_mech_text(dc_user_mech(p->feat)));
 }
 
-int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set)
+/*
+ * The set's functions in the library file at lib, read from the file at
+ * elf (the same, or a copy of it). again: another file of the library,
+ * after the node's (dc_uprobes_attach_file): a job's file, so its code is
+ * not decoded for sites, which the site cache would keep by a build id
+ * the job's user chose; its probes stay at function entries.
+ */
+static int attach_library(struct dc_probes *p, const struct dc_probe_set *set, const char *lib, const char *elf,
+			  bool again)
 {
-	char lib[PATH_MAX], err[PATH_MAX + 64];
+	char err[PATH_MAX + 64];
 	enum dc_user_mech mech = dc_user_mech(p->feat);
 	struct dc_elf_syms *syms;
-	struct targets t = { .lib = lib };
+	struct targets t = { .lib = lib, .again = again };
 	size_t attached = 0;
 	int rc = 0;
 
-	if (dc_find_library(set->library, lib, sizeof(lib))) {
-		fprintf(stderr,
-			"dc-agent: warning: probe set '%s': library %s not found (searched LD_LIBRARY_PATH, "
-			"/etc/ld.so.conf and the default directories); its probes are skipped\n",
-			set->name, set->library);
-		return 0;
-	}
-	syms = dc_elf_open(lib, err, sizeof(err));
+	syms = dc_elf_open(elf, err, sizeof(err));
 	if (!syms) {
 		fprintf(stderr, "dc-agent: warning: probe set '%s': %s; its probes are skipped\n", set->name, err);
 		return 0;
 	}
-	t.code = code_for(p, lib);
+	t.code = again ? NULL : code_for(p, lib);
 	if (set->all_functions)
 		rc = add_matching(p, set, syms, NULL, &t);
 	for (size_t i = 0; !rc && i < set->nfns; i++) {
 		const struct dc_fn_spec *fn = &set->fns[i];
 
-		if (fn->syscall)
-			rc = add_wrapper(p, set, fn, &t);
-		else if (fn->select != DC_FN_NAME)
+		if (fn->syscall) {
+			/* A system call's tracepoint sees every file's callers. */
+			if (!again)
+				rc = add_wrapper(p, set, fn, &t);
+		} else if (fn->select != DC_FN_NAME) {
 			rc = add_matching(p, set, syms, fn, &t);
-		else
+		} else {
 			rc = add_function_probe(p, set, syms, fn->name, fn->argbits, &t);
+		}
 	}
 	snprintf(err, sizeof(err), "not found in %s", lib);
 	dc_missing_warn(set, &t.miss, err);
-	dc_missing_warn(set, &t.served, "recorded by " DC_WRAPPER_NAME " (a wrapper set), so not probed");
-	dc_missing_warn(set, &t.abnormal, "left out, as functions that return twice or never (a return probe "
-					  "would break them in every process that maps the library)");
+	if (!again) {
+		dc_missing_warn(set, &t.served, "recorded by " DC_WRAPPER_NAME " (a wrapper set), so not probed");
+		dc_missing_warn(set, &t.abnormal, "left out, as functions that return twice or never (a return "
+						  "probe would break them in every process that maps the library)");
+	}
 	if (t.n && (mech == DC_USER_NONE || !p->plan->want[DC_LEVEL_USER])) {
 		fprintf(stderr, "dc-agent: warning: probe set '%s': %zu uprobes not attached: %s\n", set->name, t.n,
 			mech == DC_USER_NONE ? "this kernel has no uprobe perf events (dc-agent --check)"
@@ -378,4 +390,23 @@ int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set)
 	free(t.cookies);
 	dc_elf_close(syms);
 	return rc ? 0 : (int)attached;
+}
+
+int dc_uprobes_attach(struct dc_probes *p, const struct dc_probe_set *set)
+{
+	char lib[PATH_MAX];
+
+	if (dc_find_library(set->library, lib, sizeof(lib))) {
+		fprintf(stderr,
+			"dc-agent: warning: probe set '%s': library %s not found (searched LD_LIBRARY_PATH, "
+			"/etc/ld.so.conf and the default directories); its probes are skipped\n",
+			set->name, set->library);
+		return 0;
+	}
+	return attach_library(p, set, lib, lib, false);
+}
+
+int dc_uprobes_attach_file(struct dc_probes *p, const struct dc_probe_set *set, const char *path, const char *copy)
+{
+	return attach_library(p, set, path, copy, true);
 }

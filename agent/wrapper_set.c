@@ -6,7 +6,7 @@
  * the table, and the ranks are told which to record when they register
  * (rank_rings.c).
  */
-#include "probes_int.h"
+#include "mechanisms.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,13 +23,13 @@ static int add(struct dc_probes *p, const struct dc_probe_set *set, int f)
 {
 	long id;
 
-	if (p->wrapper_mask & (1ull << f))
+	if (dc_funcs_has(&p->wrapper_funcs, f))
 		return 0; /* named twice, or by two sets: recorded once */
 	id = dc_probes_add_function(p, dc_wrapper_names[f], set->category, function_flags(f), 0);
 	if (id < 0)
 		return -1;
 	p->wrapper_ids[f] = id;
-	p->wrapper_mask |= 1ull << f;
+	dc_funcs_add(&p->wrapper_funcs, f);
 	return 1;
 }
 
@@ -61,14 +61,14 @@ bool dc_wrapper_serves(const struct dc_probes *p, const char *name)
 {
 	int f;
 
-	if (!p->wrapper_mask || (f = dc_wrapper_func_id(name)) < 0)
+	if ((f = dc_wrapper_func_id(name)) < 0)
 		return false;
-	return p->wrapper_mask & (1ull << f);
+	return dc_funcs_has(&p->wrapper_funcs, f);
 }
 
-__u64 dc_probes_wrapper(const struct dc_probes *p, __u32 *ids, size_t nids)
+struct dc_funcs dc_probes_wrapper(const struct dc_probes *p, __u32 *ids, size_t nids)
 {
 	for (size_t f = 0; f < nids && f < DC_RING_MAX_FUNCS; f++)
 		ids[f] = p->wrapper_ids[f];
-	return p->wrapper_mask;
+	return p->wrapper_funcs;
 }

@@ -46,7 +46,7 @@ run() {
 
 # writes TOOL ROUND: "H5Dwrite calls, their bytes" in the trace.
 writes() {
-	"$build/collector/dc-dump" "$tmp/$1-$2"/out/h5/*.dcnode | awk '
+	"$build/dump/dc-dump" "$tmp/$1-$2"/out/h5/*.dcnode | awk '
 		$1 == "event" && index($0, " level=hdf5 func=H5Dwrite ") { n++; for (i = 2; i <= NF; i++) if ($i ~ /^bytes=/) b += substr($i, 7) }
 		END { print n + 0, b + 0 }'
 }

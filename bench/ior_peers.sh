@@ -32,7 +32,7 @@ build_peers "$build"
 ior=$peers/bin/ior
 darshan=$peers/lib/libdarshan.so
 agent=$build/agent/dc-agent
-dump=$build/collector/dc-dump
+dump=$build/dump/dc-dump
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dc-ior.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 case $block in

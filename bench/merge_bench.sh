@@ -37,7 +37,7 @@ mkdir -p "$dir/in"
 merge_once() { # job format
 	local how=(-f "$2")
 	[ "$2" != perfetto-raw ] || how=(-f perfetto --no-compress)
-	"$build/bench/measure" "$build/collector/dc-merge" "$1" -i "$dir/in/$1" "${how[@]}" -o "$dir/out.$2" \
+	"$build/bench/measure" "$build/merge/dc-merge" "$1" -i "$dir/in/$1" "${how[@]}" -o "$dir/out.$2" \
 		-q --no-progress 2>&1 >/dev/null | tail -1
 }
 

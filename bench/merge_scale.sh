@@ -24,7 +24,7 @@ per_node=${2:-1000000}
 counts=${3:-8 64 512}
 dir=${4:-}
 rounds=${5:-3}
-merge=$build/collector/dc-merge
+merge=$build/merge/dc-merge
 gen=$build/bench/gen_nodefiles
 single_max=${DC_SCALE_SINGLE_MAX:-70000000} # events: larger single merges are estimated, not run
 

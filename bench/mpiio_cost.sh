@@ -54,7 +54,7 @@ run() {
 
 # calls_traced ROUND: "MPI_File_write_at pwrite" events on the file in the trace.
 calls_traced() {
-	"$build/collector/dc-dump" "$tmp/trace-$1"/out/mpiio/*.dcnode | awk -v f=" path=$tmp/trace-$1/f" '
+	"$build/dump/dc-dump" "$tmp/trace-$1"/out/mpiio/*.dcnode | awk -v f=" path=$tmp/trace-$1/f" '
 		$1 == "event" && index($0, " func=MPI_File_write_at ") && index($0, f) { m++ }
 		$1 == "event" && $0 ~ / func=pwrite(64)? / && index($0, f) { p++ }
 		END { print m + 0, p + 0 }'

@@ -35,6 +35,35 @@ static __always_inline __u64 dc_moved_so_far(struct task_struct *task, __u64 id,
 	return cookie & DC_COOKIE_WRITES ? sf->moved[1] : sf->moved[0];
 }
 
+/* The length of the C string at s in the process, up to DC_TEXT_MAX
+ * bytes, read a chunk a turn into the iovec scratch (namers.bpf.h), where
+ * the length so far lives: read back, it is any number to the verifier, so
+ * that it checks the turns as one. */
+#define DC_TEXT_CHUNK 4096
+#define DC_TEXT_MAX (16 * DC_TEXT_CHUNK)
+_Static_assert(DC_TEXT_CHUNK <= sizeof(((struct dc_iovs *)0)->w), "a chunk fits the scratch");
+
+static __always_inline __u64 dc_text_len(__u64 s)
+{
+	struct dc_iovs *b;
+	__u32 zero = 0;
+
+	b = bpf_map_lookup_elem(&dc_iov_scratch, &zero);
+	if (!b || !s)
+		return 0;
+	b->sum = 0;
+	for (int k = 0; k < DC_TEXT_MAX / DC_TEXT_CHUNK; k++) {
+		long n = bpf_probe_read_user_str(b->w, DC_TEXT_CHUNK, (const void *)(s + b->sum));
+
+		if (n <= 0)
+			break;
+		b->sum += n - 1;
+		if (n < DC_TEXT_CHUNK)
+			break;
+	}
+	return b->sum;
+}
+
 SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
@@ -97,6 +126,13 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 		return 0;
 	if (cookie & DC_COOKIE_BYTES_NESTED)
 		f->args[DC_FRAME_NESTED] = dc_moved_so_far(task, id, cookie) - f->args[DC_FRAME_NESTED];
+	/* A string's length; none when a call returning one failed (fgets
+	 * at the end: its buffer holds what it held). */
+	if (cookie & DC_COOKIE_TEXT)
+		f->args[DC_FRAME_NESTED] =
+			DC_COOKIE_RET(cookie) == DC_RET_PLAIN && !ret
+				? 0
+				: dc_text_len(f->args[(DC_COOKIE_SLOT(cookie, DC_SLOT_BYTES) - 1) & (DC_FRAME_ARGS - 1)]);
 	dc_finish(ctx, &dc_call_namers, &st->told, id, cookie, f->ts, f->args, ret, d, 0, f->file, f->inode);
 	return 0;
 }

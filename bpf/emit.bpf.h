@@ -57,6 +57,12 @@ static __always_inline __u64 dc_requested(__u64 cookie, const __u64 *args)
 
 	if (dc_slot(cookie, DC_SLOT_IOV))
 		return 0;
+	/* A string's length, measured at the return (calls.bpf.c); puts
+	 * adds its newline. */
+	if (cookie & DC_COOKIE_TEXT)
+		return args[DC_FRAME_NESTED] + (dc_retkind(cookie) == DC_RET_LINE);
+	if (dc_retkind(cookie) == DC_RET_CHAR)
+		return 1;
 	n = dc_arg(cookie, args, DC_SLOT_BYTES);
 	if (dc_slot(cookie, DC_SLOT_MUL))
 		n *= dc_arg(cookie, args, DC_SLOT_MUL);
@@ -67,7 +73,13 @@ static __always_inline __u64 dc_moved(__u64 cookie, const __u64 *args, long ret,
 {
 	if (cookie & DC_COOKIE_BYTES_NESTED)
 		return args[DC_FRAME_NESTED];
+	/* A string moved when the call succeeded: a pointer returned, or a
+	 * C int not negative. */
+	if (cookie & DC_COOKIE_TEXT)
+		return (dc_retkind(cookie) == DC_RET_PLAIN ? ret != 0 : ret >= 0) ? req : 0;
 	switch (dc_retkind(cookie)) {
+	case DC_RET_CHAR:
+		return ret != -1;
 	case DC_RET_BYTES:
 	case DC_RET_INT_BYTES:
 		return ret > 0 ? ret : 0;
@@ -168,7 +180,8 @@ static __always_inline void dc_fill(struct dc_msg_call *m, __u64 id, __u64 cooki
 		flags |= DC_EV_HANDLE | DC_EV_NEW_HANDLE;
 	}
 	m->parent = dc_slot(cookie, DC_SLOT_PARENT) ? dc_arg(cookie, args, DC_SLOT_PARENT) : 0;
-	if (cookie & DC_COOKIE_CLOSES)
+	/* A handle of references (H5Idec_ref) is released at the last. */
+	if ((cookie & DC_COOKIE_CLOSES) && (rk != DC_RET_REFS || ret == 0))
 		flags |= DC_EV_CLOSES;
 	m->ev.flags = flags;
 }
@@ -295,6 +308,8 @@ static __always_inline __u64 dc_entry_file(__u64 cookie, const __u64 *args)
 		return 0;
 	if (dc_slot(cookie, DC_SLOT_FD))
 		return dc_fd_file((int)dc_arg(cookie, args, DC_SLOT_FD));
+	if (cookie & DC_COOKIE_STD)
+		return dc_fd_file(cookie & DC_COOKIE_READS ? 0 : 1);
 	/* A stream's file (not one the call makes anew: freopen's). */
 	if ((cookie & DC_COOKIE_STREAM) && dc_slot(cookie, DC_SLOT_HANDLE) && dc_retkind(cookie) != DC_RET_HANDLE)
 		return dc_stream_file(dc_arg(cookie, args, DC_SLOT_HANDLE));
@@ -321,7 +336,8 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 	void *ring;
 
 	/* A function returning int leaves the upper half of rax undefined. */
-	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS)
+	if (rk == DC_RET_FD || rk == DC_RET_INT || rk == DC_RET_INT_BYTES || rk == DC_RET_STATUS || rk == DC_RET_CHAR ||
+	    rk == DC_RET_LINE || rk == DC_RET_REFS)
 		ret = (int)ret;
 	req = dc_requested(cookie, args);
 	moved = dc_moved(cookie, args, ret, req);
@@ -441,6 +457,20 @@ static __always_inline void dc_finish(void *ctx, void *namers, struct dc_told *t
 	}
 }
 
+/* The message of a kernel event (below): no names yet. */
+static __always_inline void dc_kernel_msg(struct dc_msg_call *m, __u32 func, __u32 pid, __u32 tid, __u64 ts, __u64 dur,
+					  __u64 bytes, __s64 offset, __s64 ret, __u8 flags, __u64 file, __u64 inode)
+{
+	dc_msg_head(m);
+	m->file = file;
+	m->inode = inode;
+	m->ev = (struct dc_event){
+		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
+		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
+		.offset = offset, .fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL | flags,
+	};
+}
+
 /* An event the kernel reports of a traced process that may not be the
  * current one (completions run in interrupts or other threads): function
  * func's, of thread pid/tid, flags beside DC_EV_KERNEL, on file (identity
@@ -464,14 +494,7 @@ static __always_inline void dc_emit_kernel_event(__u32 func, __u32 pid, __u32 ti
 		dc_count(DC_STAT_LOST);
 		return;
 	}
-	dc_msg_head(m);
-	m->file = file;
-	m->inode = inode;
-	m->ev = (struct dc_event){
-		.ts = ts, .dur = dur, .pid = pid, .tid = tid, .func = func,
-		.cpu = bpf_get_smp_processor_id(), .ret = ret, .req = bytes, .bytes = bytes,
-		.offset = offset, .fd = -1, .fd2 = -1, .flags = DC_EV_KERNEL | flags,
-	};
+	dc_kernel_msg(m, func, pid, tid, ts, dur, bytes, offset, ret, flags, file, inode);
 	bpf_ringbuf_submit(m, wake);
 }
 

@@ -18,7 +18,8 @@
 
 /* The namers of system calls (namers.bpf.h), in arrays of the callers'
  * kind: tp_btf programs of sys_enter and of sys_exit each take only their
- * own tracepoint's, raw tracepoints any. */
+ * own tracepoint's, raw tracepoints any. The exit arrays also hold the
+ * walk of AIO requests (DC_NAMER_AIO, aio.bpf.c). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
 	__uint(max_entries, 1);
@@ -28,14 +29,14 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u32);
 } dc_sys_exit_namer SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u32);
 } dc_sys_raw_namers SEC(".maps");
@@ -102,6 +103,11 @@ static __always_inline int sys_exit(void *ctx, long ret, bool typed)
 	}
 	dc_finish(ctx, typed ? (void *)&dc_sys_exit_namer : (void *)&dc_sys_raw_namers, &f->told, id, f->cookie & ~DC_COOKIE_ON,
 		  ts, f->args, ret, 0, DC_EV_SYSCALL, f->file, f->inode);
+	/* The AIO requests it submitted or reaped, walked by another program. */
+	if (f->cookie & DC_COOKIE_AIO) {
+		f->args[DC_FRAME_NESTED] = ts;
+		bpf_tail_call(ctx, typed ? (void *)&dc_sys_exit_namer : (void *)&dc_sys_raw_namers, DC_NAMER_AIO);
+	}
 	return 0;
 }
 

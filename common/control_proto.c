@@ -26,14 +26,16 @@ int dc_ctl_parse(const void *buf, size_t len, struct dc_ctl_msg *out, char *why,
 		return bad(why, whylen, "not a DataCrumbs message (bad magic)");
 	if (out->version != DC_CTL_VERSION)
 		return bad(why, whylen, "unsupported protocol version");
-	if (out->type != DC_CTL_REGISTER && out->type != DC_CTL_FINALIZE)
+	if (out->type < DC_CTL_REGISTER || out->type > DC_CTL_EXIT)
 		return bad(why, whylen, "unknown message type");
 	if (out->flags & ~DC_CTL_FLAGS_KNOWN)
 		return bad(why, whylen, "unknown flags");
-	if ((out->flags & DC_CTL_FLAG_RING) && out->type != DC_CTL_REGISTER)
+	if ((out->flags & DC_CTL_FLAG_RING) && !DC_CTL_STARTS(out->type))
 		return bad(why, whylen, "a ring goes with a registration only");
-	if (out->world_size <= 0 || out->world_size > DC_CTL_MAX_WORLD || out->rank < 0 ||
-	    out->rank >= out->world_size)
+	if (!DC_CTL_OF_RANK(out->type) && (out->rank != -1 || out->world_size != 0))
+		return bad(why, whylen, "a process that is no rank says rank -1 of 0");
+	if (DC_CTL_OF_RANK(out->type) && (out->world_size <= 0 || out->world_size > DC_CTL_MAX_WORLD ||
+					  out->rank < 0 || out->rank >= out->world_size))
 		return bad(why, whylen, "rank or world size out of range");
 	if (!terminated(out->job_id, sizeof(out->job_id)) || !terminated(out->hostname, sizeof(out->hostname)))
 		return bad(why, whylen, "unterminated string");

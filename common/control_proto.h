@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The control socket between libdcpmpi.so (in each MPI rank) and the node's
- * dc-agent: a SOCK_SEQPACKET Unix socket, one fixed-size message each way.
+ * The control socket between libdcpmpi.so (in each MPI rank) or
+ * libdcpreload.so (in any process) and the node's dc-agent: a
+ * SOCK_SEQPACKET Unix socket, one fixed-size message each way.
  * The agent trusts nothing in a message it can check itself: the sender's
  * pid and uid come from SO_PEERCRED.
  */
@@ -19,11 +20,18 @@
 enum dc_ctl_type {
 	DC_CTL_REGISTER = 1, /* after MPI_Init: this pid is rank R of a world of N */
 	DC_CTL_FINALIZE = 2, /* in MPI_Finalize */
+	DC_CTL_PROCESS = 3,  /* libdcpreload.so at a process's start: no rank (-1 of 0) */
+	DC_CTL_EXIT = 4,     /* ...and at its exit */
 };
+/* Whether a message of type t starts a session (and may carry a ring). */
+#define DC_CTL_STARTS(t) ((t) == DC_CTL_REGISTER || (t) == DC_CTL_PROCESS)
+/* Whether it is of a rank. */
+#define DC_CTL_OF_RANK(t) ((t) == DC_CTL_REGISTER || (t) == DC_CTL_FINALIZE)
 
 /* dc_ctl_msg.flags */
-/* A REGISTER message carries the rank's MPI-IO ring (rank_ring.h): one fd,
- * SCM_RIGHTS. The agent's reply says whether it took it. */
+/* A message that starts a session carries the process's ring
+ * (rank_ring.h): one fd, SCM_RIGHTS. The agent's reply says whether it
+ * took it. */
 #define DC_CTL_FLAG_RING 0x1u
 #define DC_CTL_FLAGS_KNOWN DC_CTL_FLAG_RING
 

@@ -2,7 +2,7 @@
 /*
  * The records DataCrumbs moves around: produced by the BPF programs, carried
  * through the ring buffer, written to node files by dc-agent and read back by
- * the collector. Both the BPF side and user space include this header; the
+ * the tools that read node files. Both the BPF side and user space include this header; the
  * includer provides the __u64-style types (vmlinux.h or <linux/types.h>).
  */
 #ifndef DC_EVENT_H
@@ -24,7 +24,7 @@
  * and where its interesting arguments are, so one program serves every probe.
  * Argument slots hold 1..6 (the C argument position) or 0 (absent).
  */
-#define DC_COOKIE_FUNC_BITS 16
+#define DC_COOKIE_FUNC_BITS 12
 #define DC_SLOT_BITS 3
 enum dc_slot {
 	DC_SLOT_PATH,   /* const char * path */
@@ -46,7 +46,8 @@ enum dc_slot {
 	DC_NR_SLOTS,
 };
 #define DC_COOKIE_RET_SHIFT (DC_COOKIE_FUNC_BITS + DC_NR_SLOTS * DC_SLOT_BITS)
-#define DC_COOKIE_RET_MASK (7ull << DC_COOKIE_RET_SHIFT)
+#define DC_COOKIE_RET_BITS 4
+#define DC_COOKIE_RET_MASK (15ull << DC_COOKIE_RET_SHIFT)
 /* A slot's place and value in a cookie, and the return kind's: one
  * expression for the BPF programs, the probe sets' parser and the sites. */
 #define DC_SLOT_SHIFT(s) (DC_COOKIE_FUNC_BITS + (s) * DC_SLOT_BITS)
@@ -54,26 +55,39 @@ enum dc_slot {
 #define DC_COOKIE_SLOT(cookie, s) (((cookie) >> DC_SLOT_SHIFT(s)) & DC_SLOT_MASK)
 #define DC_COOKIE_SET_SLOT(cookie, s, pos)                                                         \
 	(((cookie) & ~(DC_SLOT_MASK << DC_SLOT_SHIFT(s))) | ((__u64)(pos) << DC_SLOT_SHIFT(s)))
-#define DC_COOKIE_RET(cookie) (((cookie) >> DC_COOKIE_RET_SHIFT) & 7)
+#define DC_COOKIE_RET(cookie) (((cookie) >> DC_COOKIE_RET_SHIFT) & 15)
+#define DC_COOKIE_FLAG(n) (1ull << (DC_COOKIE_RET_SHIFT + DC_COOKIE_RET_BITS + (n)))
 /* The function releases the fd or handle it names (close, fclose). */
-#define DC_COOKIE_CLOSES (1ull << (DC_COOKIE_RET_SHIFT + 3))
+#define DC_COOKIE_CLOSES DC_COOKIE_FLAG(0)
 /* The function reads or writes (io_kind.h): a system call's bytes count
  * toward an open call of the same kind whose bytes come from below. */
-#define DC_COOKIE_READS (1ull << (DC_COOKIE_RET_SHIFT + 4))
-#define DC_COOKIE_WRITES (1ull << (DC_COOKIE_RET_SHIFT + 5))
+#define DC_COOKIE_READS DC_COOKIE_FLAG(1)
+#define DC_COOKIE_WRITES DC_COOKIE_FLAG(2)
 /* The call's bytes are what its thread's traced system calls of its kind
  * moved while it ran (H5Dwrite, H5Dread: their arguments do not say). */
-#define DC_COOKIE_BYTES_NESTED (1ull << (DC_COOKIE_RET_SHIFT + 6))
+#define DC_COOKIE_BYTES_NESTED DC_COOKIE_FLAG(3)
 /* Its handles are C library streams (FILE *, a set's handles: stdio): the
  * call is on the file the kernel has behind the descriptor of the stream
  * it takes, or of the one it returns (fopen, freopen). */
-#define DC_COOKIE_STREAM (1ull << (DC_COOKIE_RET_SHIFT + 7))
+#define DC_COOKIE_STREAM DC_COOKIE_FLAG(4)
+/* Its DC_SLOT_BYTES argument is a C string, read at the return (fputs'
+ * text, fgets' buffer): its length is the bytes asked, and moved when the
+ * call succeeds as its return kind says (a pointer: when not NULL). */
+#define DC_COOKIE_TEXT DC_COOKIE_FLAG(5)
+/* It takes no stream: it is on the standard input if it reads, on the
+ * standard output if it writes (printf, puts, getchar). */
+#define DC_COOKIE_STD DC_COOKIE_FLAG(6)
+/* A system call that submits or reaps Linux AIO requests (io_submit,
+ * io_getevents): its requests are walked after it (the aio set). */
+#define DC_COOKIE_AIO DC_COOKIE_FLAG(7)
+#define DC_COOKIE_NFLAGS 8
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
 /* The cookie's bit budget, shared by the agent and the BPF programs. */
 _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit their bits");
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
-_Static_assert(DC_COOKIE_RET_SHIFT + 7 + 1 <= 63, "slots, return kind and the flag bits stay below DC_COOKIE_ON");
+_Static_assert(DC_COOKIE_RET_SHIFT + DC_COOKIE_RET_BITS + DC_COOKIE_NFLAGS <= 63,
+	       "slots, return kind and the flag bits stay below DC_COOKIE_ON");
 #define DC_MAX_SYSCALLS 512
 /* The most entries of an iovec array a system call takes (UIO_MAXIOV). */
 #define DC_IOV_MAX 1024
@@ -101,8 +115,11 @@ enum dc_ret {
 	DC_RET_INT,    /* a C int (close, stat): only the low 32 bits are set */
 	DC_RET_INT_BYTES, /* bytes moved, as a C int (fprintf) */
 	DC_RET_STATUS, /* a C int, 0 on success: then the bytes asked were moved (MPI) */
+	DC_RET_CHAR,   /* a C int, EOF (-1) on failure, else one byte moved (fputc, getc) */
+	DC_RET_LINE,   /* a C int, not negative on success: then the text and a newline were written (puts) */
+	DC_RET_REFS,   /* a C int, the references left to the handle (H5Idec_ref): at 0 it is released */
 };
-_Static_assert(DC_RET_STATUS < 8, "return kinds fit the cookie's 3 bits");
+_Static_assert(DC_RET_REFS < (1 << DC_COOKIE_RET_BITS), "return kinds fit the cookie's bits");
 
 /* dc_event.flags: X(name, bit, meaning), one list for the code and the
  * outputs that explain them (the HDF5 file's description). */
@@ -283,12 +300,41 @@ struct dc_msg_file {
  * file's path (bpf/namers.bpf.h), which the agent fills after the load. */
 #define DC_NAMER_ENTRY 0
 #define DC_NAMER_EXIT 1
+/* Not a namer: in the system calls' exit arrays, the walk of the AIO
+ * requests a call submitted or reaped (bpf/aio.bpf.c). */
+#define DC_NAMER_AIO 2
 
 struct dc_msg_proc {
 	__u32 type;
 	__u32 slurm_task; /* DC_PROC_START by --match-env: SLURM_PROCID + 1, 0 if none */
 	struct dc_proc proc;
 };
+
+/*
+ * A library file a traced process maps for execution (bpf/libs.bpf.c,
+ * agent/lib_files.c): its file system's device, as the kernel numbers it
+ * (major << 20 | minor), and its inode.
+ */
+struct dc_lib_file {
+	__u64 dev;
+	__u64 ino;
+};
+
+/* A process stopped at its mmap of a file, and the descriptor it mapped. */
+struct dc_lib_stop {
+	struct dc_lib_file file;
+	__u32 pid;
+	__s32 fd;
+};
+
+/* Files the agent has looked at, and processes stopped at once, at most. */
+#define DC_LIB_SEEN_MAX 1024
+#define DC_LIB_STOPS_MAX 64
+/* A library's stem: its file name up to the first '.' or '-' ("libc" of
+ * libc.so.6 and of libc-2.31.so, "libmpi" of libmpi.so.40.30.5). Only a
+ * file whose stem is a probe set's library's stops a process. */
+#define DC_LIB_STEM_LEN 32
+#define DC_LIB_STEMS_MAX 64
 
 /* What dc-agent tells the BPF programs (the one entry of dc_config). */
 enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
@@ -305,12 +351,18 @@ enum dc_mode { DC_MODE_TRACE = 0, DC_MODE_PROFILE = 1 };
 
 /* io_uring's operations (IORING_OP_*) a ring may carry, a power of two. */
 #define DC_URING_OPS 64
+/* Linux AIO's operations (IOCB_CMD_*), a power of two; the requests of one
+ * io_submit or io_getevents walked, at most. */
+#define DC_AIO_OPS 16
+#define DC_AIO_BATCH 4096
 
 /* Kernel-level events that no call carries: function ids set by dc-agent. */
 enum dc_kfunc {
 	DC_KFUNC_BLOCK_RQ,     /* a block request, issue to completion */
 	DC_KFUNC_PAGE_ADD,     /* a page (folio) added to the page cache */
 	DC_KFUNC_PAGE_DELETE,  /* ...and removed from it */
+	DC_KFUNC_MMAP_READ,    /* a load faulted a page of a shared file mapping in */
+	DC_KFUNC_MMAP_WRITE,   /* a store made a page of a shared file mapping dirty */
 	DC_NR_KFUNCS,
 };
 
@@ -322,11 +374,17 @@ enum dc_kfunc {
  */
 struct dc_config {
 	__u32 kernel_func[DC_NR_KFUNCS];
-	/* io_uring requests (the io_uring set): the function each operation
-	 * (IORING_OP_*) is reported under, 0 for none; the bit of each whose
-	 * positive result is bytes moved. */
+	/* io_uring requests (the io_uring set): 1 + the function each
+	 * operation (IORING_OP_*) is reported under, 0 for none (function 0
+	 * is one); the bit of each whose positive result is bytes moved. */
 	__u32 uring_func[DC_URING_OPS];
 	__u64 uring_moves;
+	/* Linux AIO requests (the aio set), as io_uring's; and the numbers
+	 * of the system calls that submit and reap them (read only where
+	 * their cookies say DC_COOKIE_AIO). */
+	__u32 aio_func[DC_AIO_OPS];
+	__u64 aio_moves;
+	__s32 aio_submit_nr, aio_getevents_nr, aio_pgetevents_nr;
 };
 
 /* Keys and values of maps that user space reads too. */

@@ -12,6 +12,7 @@
  *   ATTR_NEW  loc_id, name, ...      -> hid_t   H5Acreate2 (named by its name)
  *   CLOSE     id                     -> herr_t  H5Fclose, H5Dclose, H5Oclose
  *   FLUSH     id[, scope]            -> herr_t  H5Fflush, H5Dflush
+ *   DECREF    id                     -> int     H5Idec_ref (the references left: closed at 0)
  *   IO        dset, mem_type, mem_space, file_space, dxpl, buf -> herr_t
  *             (bytes: the selection's elements x the memory type's size)
  */
@@ -39,7 +40,8 @@
 	X(H5Acreate1, ATTR_NEW)                                                                    \
 	X(H5Oopen, OBJ_NEW)                                                                        \
 	X(H5Oclose, CLOSE)                                                                         \
-	X(H5Dflush, FLUSH)
+	X(H5Dflush, FLUSH)                                                                         \
+	X(H5Idec_ref, DECREF)
 
 #define DC_HDF5_SHAPE_FILE_NEW 32
 #define DC_HDF5_SHAPE_OBJ_NEW 33
@@ -47,6 +49,7 @@
 #define DC_HDF5_SHAPE_CLOSE 35
 #define DC_HDF5_SHAPE_FLUSH 36
 #define DC_HDF5_SHAPE_IO 37
+#define DC_HDF5_SHAPE_DECREF 38
 
 #define DC_HDF5_SHAPE_OF(shape) DC_HDF5_SHAPE_##shape
 

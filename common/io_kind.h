@@ -7,7 +7,9 @@
  * "read" anywhere in the name but readdir, readlink and readahead reads;
  * "write" writes; case is ignored (H5Dwrite, MPI_File_read_at, fwrite,
  * pread64). The calls that move data from one descriptor to another are
- * recorded on the one the data goes to, and so write.
+ * recorded on the one the data goes to, and so write. The C library's
+ * text calls say neither: they are listed (fprintf writes, fgets and
+ * fscanf read, and their kin, the _FORTIFY_SOURCE forms too).
  */
 #ifndef DC_IO_KIND_H
 #define DC_IO_KIND_H
@@ -20,16 +22,25 @@ enum dc_io_kind { DC_IO_NONE, DC_IO_READ, DC_IO_WRITE };
 
 static inline enum dc_io_kind dc_io_kind(const char *name)
 {
-	static const char *const movers[] = { "copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee" };
+	static const char *const writers[] = { "copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee",
+					       "fprintf", "vfprintf", "printf", "vprintf", "dprintf", "vdprintf",
+					       "__fprintf_chk", "__vfprintf_chk", "__printf_chk",
+					       "fputs", "puts", "fputc", "putc", "_IO_putc", "putchar", "putw" };
+	static const char *const readers[] = { "fgets", "__fgets_chk", "fgetc", "getc", "_IO_getc", "getchar", "getw", "fscanf",
+					       "vfscanf", "__isoc99_fscanf", "__isoc99_vfscanf", "scanf", "__isoc99_scanf",
+					       "getline", "getdelim" };
 	char low[128];
 	size_t i;
 
 	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
 		low[i] = (char)tolower((unsigned char)name[i]);
 	low[i] = 0;
-	for (i = 0; i < sizeof(movers) / sizeof(movers[0]); i++)
-		if (strcasecmp(name, movers[i]) == 0)
+	for (i = 0; i < sizeof(writers) / sizeof(writers[0]); i++)
+		if (strcasecmp(name, writers[i]) == 0)
 			return DC_IO_WRITE;
+	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (strcasecmp(name, readers[i]) == 0)
+			return DC_IO_READ;
 	if (strstr(low, "read") && !strstr(low, "readdir") && !strstr(low, "readlink") && !strstr(low, "readahead"))
 		return DC_IO_READ;
 	if (strstr(low, "write"))

@@ -280,7 +280,7 @@ static ssize_t pack_events(struct dc_writer *w, struct dc_chunk_header *h, struc
 
 	if (dc_nf_room(&w->packed, &w->packed_cap, (size_t)b->count * DC_EVENT_PACKED_MAX))
 		return -1;
-	/* Sorted chunks let the collector merge by time with bounded memory. */
+	/* Sorted chunks let dc-merge merge by time with bounded memory. */
 	sort_events(ev, b->count);
 	h->min_ts = ev[0].ts;
 	for (__u32 i = 0; i < b->count; i++)

@@ -13,6 +13,8 @@
 
 #include "wrapper_funcs.h"
 
+_Static_assert(DC_WRAPPER_NFUNCS <= DC_RING_MAX_FUNCS, "every call the wrapper records has a bit and a counter");
+
 
 static size_t ring_size(unsigned nslots)
 {
@@ -35,7 +37,7 @@ struct dc_ring_head *dc_ring_create(unsigned nslots, int *fd)
 		errno = EINVAL;
 		return NULL;
 	}
-	*fd = memfd_create("datacrumbs-mpiio", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	*fd = memfd_create(DC_RING_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (*fd < 0)
 		return NULL;
 	/* Sealed before it is mapped or passed on: its size never changes. */
@@ -178,14 +180,14 @@ struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen)
 	/* Whatever the rank wrote before it registered counts from here. */
 	r->tail = r->head = r->published = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
 	r->h->mode = DC_RING_OFF;
-	r->h->funcs_on = 0;
+	memset(&r->h->funcs_on, 0, sizeof(r->h->funcs_on));
 	__atomic_store_n(&r->h->tail, r->tail, __ATOMIC_RELEASE);
 	return r;
 }
 
-void dc_ring_reader_start(struct dc_ring_reader *r, enum dc_ring_mode mode, __u64 funcs_on)
+void dc_ring_reader_start(struct dc_ring_reader *r, enum dc_ring_mode mode, const struct dc_funcs *funcs_on)
 {
-	r->h->funcs_on = funcs_on;
+	r->h->funcs_on = *funcs_on;
 	__atomic_store_n(&r->h->mode, mode, __ATOMIC_RELEASE);
 }
 
@@ -276,11 +278,11 @@ bool dc_ring_reader_peek_end(struct dc_ring_reader *r, __u64 *end)
 	return true;
 }
 
-bool dc_ring_reader_half_full(struct dc_ring_reader *r)
+bool dc_ring_reader_filling(struct dc_ring_reader *r)
 {
 	__u64 head = __atomic_load_n(&r->h->head, __ATOMIC_ACQUIRE);
 
-	return head - r->tail >= r->nslots / 2;
+	return head - r->tail >= r->nslots / 4;
 }
 
 enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_rec *out, char *path)

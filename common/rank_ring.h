@@ -32,14 +32,43 @@
 #include "dc_event.h"
 
 #define DC_RING_MAGIC 0x474e5244u /* "DRNG" */
-#define DC_RING_VERSION 3 /* 2: HDF5 calls, a parent handle, a 64-bit ret; 3: H5Oopen, H5Oclose, H5Dflush */
+#define DC_RING_VERSION 5 /* 2: HDF5 calls, a parent handle, a 64-bit ret; 3: H5Oopen, H5Oclose, H5Dflush;
+			     4: H5Idec_ref, 128 functions, STDIO calls, DC_RING_REC_NAMES;
+			     5: the _FORTIFY_SOURCE STDIO calls */
 /* The header's room: slots start on the page after it. */
 #define DC_RING_HEAD_SIZE 4096
+/* The memfd's name: the agent leaves the calls on it out of the trace
+ * (the rank made them to record, not for its own I/O). */
+#define DC_RING_MEMFD_NAME "datacrumbs-ring"
 #define DC_RING_SLOTS_DEFAULT (1u << 15) /* 2.5 MiB of records */
 #define DC_RING_SLOTS_MAX (1u << 20)
 /* Set in a record's commit word once the record and its path are whole. */
 #define DC_RING_COMMITTED 0x80000000u
-#define DC_RING_MAX_FUNCS 64 /* wrapper_funcs.h's list fits */
+#define DC_RING_MAX_FUNCS 128 /* wrapper_funcs.h's list fits */
+/* A set of the wrapper's functions (enum dc_wrapper_func): bit f % 64 of
+ * word f / 64. */
+struct dc_funcs {
+	__u64 w[DC_RING_MAX_FUNCS / 64];
+};
+
+static inline bool dc_funcs_has(const struct dc_funcs *s, unsigned f)
+{
+	return f < DC_RING_MAX_FUNCS && (s->w[f / 64] >> (f % 64) & 1);
+}
+
+static inline void dc_funcs_add(struct dc_funcs *s, unsigned f)
+{
+	if (f < DC_RING_MAX_FUNCS)
+		s->w[f / 64] |= 1ull << (f % 64);
+}
+
+static inline bool dc_funcs_any(const struct dc_funcs *s)
+{
+	for (unsigned i = 0; i < DC_RING_MAX_FUNCS / 64; i++)
+		if (s->w[i])
+			return true;
+	return false;
+}
 /* Records of the ring are in the rank's mode: the agent sets it. */
 enum dc_ring_mode {
 	DC_RING_OFF = 0,     /* the agent takes nothing from this rank */
@@ -68,6 +97,9 @@ struct dc_ring_rec {
 			   opened in (its loc_id); 0 for none */
 };
 #define DC_RING_REC_OFFSET 0x1 /* offset is set */
+/* path is the kernel's name of a stream's descriptor, one the wrapper saw
+ * no open of (stdout): the handle goes by it from this call on. */
+#define DC_RING_REC_NAMES 0x2
 #define DC_RING_SLOT_SIZE sizeof(struct dc_ring_rec)
 #define DC_RING_PATH_SLOTS(len) (((len) + DC_RING_SLOT_SIZE - 1) / DC_RING_SLOT_SIZE)
 #define DC_RING_REC_MAX_SLOTS (1 + DC_RING_PATH_SLOTS(DC_PATH_MAX))
@@ -89,7 +121,7 @@ struct dc_ring_head {
 	/* Written by the agent when it takes the ring, before it answers. */
 	__u32 mode;     /* enum dc_ring_mode */
 	__u32 pad;
-	__u64 funcs_on; /* bit f: record function f */
+	struct dc_funcs funcs_on; /* record the functions in it */
 	/* The rank's producers. */
 	__u64 head __attribute__((aligned(64))); /* slots reserved so far */
 	__u64 lost;                              /* records dropped: ring full */
@@ -132,7 +164,7 @@ struct dc_ring_reader *dc_ring_reader_open(int fd, char *why, size_t whylen);
 /* Why a ring that is no memfd, or one without the seal, is turned down. */
 #define DC_RING_NOT_MEMFD "the rank's ring is not a memfd sealed against shrinking"
 /* Tells the rank what to record. */
-void dc_ring_reader_start(struct dc_ring_reader *r, enum dc_ring_mode mode, __u64 funcs_on);
+void dc_ring_reader_start(struct dc_ring_reader *r, enum dc_ring_mode mode, const struct dc_funcs *funcs_on);
 enum dc_ring_next {
 	DC_RING_EMPTY = 0,   /* nothing committed yet */
 	DC_RING_RECORD = 1,  /* *out (and path, when path_len) filled */
@@ -145,8 +177,10 @@ enum dc_ring_next dc_ring_reader_next(struct dc_ring_reader *r, struct dc_ring_r
  * it ended (ts + dur, as the rank wrote it, unchecked: it tells only when
  * to take the record; 0 for a ring found damaged, to be taken at once). */
 bool dc_ring_reader_peek_end(struct dc_ring_reader *r, __u64 *end);
-/* Whether the rank has reserved half the ring or more (or says so). */
-bool dc_ring_reader_half_full(struct dc_ring_reader *r);
+/* Whether the rank has reserved a quarter of the ring or more (or says
+ * so): the agent then takes the whole ring, lest it fill before the next
+ * look (a loop of buffered STDIO calls fills one in a few ms). */
+bool dc_ring_reader_filling(struct dc_ring_reader *r);
 /* PROFILE: the rank's totals for function f (0 for f out of range). */
 struct dc_ring_counter dc_ring_reader_counter(const struct dc_ring_reader *r, unsigned f);
 /* Records the rank says it dropped; records taken; why it was found damaged. */

@@ -24,11 +24,11 @@
  * DC_TEST_PF_SHARED_SEQ=1: dc-merge -f perfetto writes every thread's calls
  * on the file's own packet sequence, each packet naming its track, as it
  * does for the threads past the sequence ids a file has
- * (collector/perfetto_int.h).
+ * (merge/perfetto_int.h).
  *
  * DC_TEST_PF_HELPER=1: dc-merge -f perfetto deflates on a second thread
  * on a machine of two cores too, where it otherwise uses one
- * (collector/pf_deflate.c).
+ * (merge/pf_deflate.c).
  */
 #ifndef DC_TEST_HOOKS_H
 #define DC_TEST_HOOKS_H

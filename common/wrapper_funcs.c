@@ -3,10 +3,6 @@
 
 #include <string.h>
 
-#include "rank_ring.h"
-
-_Static_assert(DC_WRAPPER_NFUNCS <= DC_RING_MAX_FUNCS, "every call the wrapper records has a bit and a counter");
-
 const char *const dc_wrapper_names[DC_WRAPPER_NFUNCS] = {
 #define DC_MPIIO_NAME(name, shape, dir) #name,
 	DC_MPIIO_FUNCS(DC_MPIIO_NAME)
@@ -14,6 +10,9 @@ const char *const dc_wrapper_names[DC_WRAPPER_NFUNCS] = {
 #define DC_HDF5_NAME(name, shape) #name,
 	DC_HDF5_FUNCS(DC_HDF5_NAME)
 #undef DC_HDF5_NAME
+#define DC_STDIO_NAME(name, shape) #name,
+	DC_STDIO_FUNCS(DC_STDIO_NAME)
+#undef DC_STDIO_NAME
 };
 
 const unsigned char dc_wrapper_shapes[DC_WRAPPER_NFUNCS] = {
@@ -23,6 +22,9 @@ const unsigned char dc_wrapper_shapes[DC_WRAPPER_NFUNCS] = {
 #define DC_HDF5_SHAPE(name, shape) DC_HDF5_SHAPE_OF(shape),
 	DC_HDF5_FUNCS(DC_HDF5_SHAPE)
 #undef DC_HDF5_SHAPE
+#define DC_STDIO_SHAPE(name, shape) DC_STDIO_SHAPE_OF(shape),
+	DC_STDIO_FUNCS(DC_STDIO_SHAPE)
+#undef DC_STDIO_SHAPE
 };
 
 int dc_wrapper_func_id(const char *name)
@@ -37,5 +39,5 @@ int dc_wrapper_func_id(const char *name)
 
 const char *dc_wrapper_level(unsigned f)
 {
-	return dc_wrapper_is_hdf5(f) ? DC_WRAPPER_HDF5 : DC_WRAPPER_MPIIO;
+	return dc_wrapper_is_stdio(f) ? DC_WRAPPER_STDIO : dc_wrapper_is_hdf5(f) ? DC_WRAPPER_HDF5 : DC_WRAPPER_MPIIO;
 }

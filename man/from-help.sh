@@ -10,4 +10,4 @@ printf '.TH %s %s "" "DataCrumbs %s" "DataCrumbs"\n' "$(echo "$name" | tr a-z A-
 	"$("$tool" --version | grep -o '[0-9][0-9.]*[0-9]' | head -1)"
 printf '.SH NAME\n%s \\- %s\n.SH DESCRIPTION\n.nf\n' "$name" "$summary"
 "$tool" --help | sed -e 's/\\/\\\\/g' -e 's/^\./\\\&./' -e "s/^'/\\\\\&'/"
-printf '.fi\n.SH SEE ALSO\ndc-agent(8), dc-merge(1), dc-summary(1), dc-dump(1); the README of DataCrumbs.\n'
+printf '.fi\n.SH SEE ALSO\ndc-agent(8), dc-merge(1), dc-summary(1), dc-dump(1); the README and docs/ of DataCrumbs.\n'

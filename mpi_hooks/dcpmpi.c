@@ -7,10 +7,10 @@
  * versions. A missing or refusing agent never stops the job: one warning,
  * and the job runs on untraced.
  *
- * It also records the rank's MPI-IO calls (mpiio.c) and HDF5 calls (hdf5.c)
- * into a shared ring it passes to the agent with its registration, when
- * the agent's probe sets ask for them (wrapper sets); DC_RING_SLOTS sets
- * the ring's size.
+ * It also records the rank's MPI-IO calls (mpiio.c), HDF5 calls (hdf5.c)
+ * and C library STDIO calls (stdio.c) into a shared ring it passes to the
+ * agent with its registration (session.c), when the agent's probe sets
+ * ask for them (wrapper sets); DC_RING_SLOTS sets the ring's size.
  */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control_proto.h"
 #include "mpiio.h"
-#include "rank_ring.h"
-#include "register.h"
+#include "session.h"
 #include "test_hooks.h"
 
 /*
@@ -40,8 +40,7 @@
 #define PING_BUDGET_NS 250000000ll
 #define TAG 0x4443
 
-static int registered;
-static struct dc_ring_head *ring; /* this rank's MPI-IO ring, once the agent has it */
+static struct dc_session session = { .lib = "libdcpmpi", .who = "rank -1", .prefault = true };
 static int my_rank = -1, world_size;
 
 static int64_t realtime_ns(void)
@@ -136,70 +135,6 @@ static void clock_offset(MPI_Comm comm, int64_t *offset, uint64_t *error)
 	}
 }
 
-static void warn_once(const char *what, const char *why)
-{
-	static int warned;
-
-	if (warned++)
-		return;
-	fprintf(stderr, "libdcpmpi: warning: rank %d: %s: %s; this job runs on untraced\n", my_rank, what, why);
-}
-
-/* DC_RING_SLOTS: a power of two; anything else is the default, with a word. */
-static unsigned ring_slots(void)
-{
-	const char *env = getenv("DC_RING_SLOTS");
-	char *end;
-	unsigned long n;
-
-	if (!env || !*env)
-		return DC_RING_SLOTS_DEFAULT;
-	n = strtoul(env, &end, 10);
-	if (*end || n < 64 || n > DC_RING_SLOTS_MAX || (n & (n - 1))) {
-		fprintf(stderr, "libdcpmpi: warning: rank %d: DC_RING_SLOTS=%s is not a power of two from 64 to %u; "
-				"using %u\n",
-			my_rank, env, DC_RING_SLOTS_MAX, DC_RING_SLOTS_DEFAULT);
-		return DC_RING_SLOTS_DEFAULT;
-	}
-	return n;
-}
-
-static void say(int type, int64_t offset, uint64_t error)
-{
-	struct dc_ctl_msg m;
-	char path[108], why[256];
-	struct dc_ring_head *r = NULL;
-	int ring_fd = -1, rc;
-
-	dc_register_fill(&m, type, my_rank, world_size);
-	m.clock_offset_ns = offset;
-	m.clock_error_ns = error;
-	if (dc_ctl_socket_path(m.job_id, path, sizeof(path))) {
-		warn_once("no DataCrumbs agent socket known", "set DC_AGENT_SOCKET or DC_JOB_ID");
-		return;
-	}
-	/* No ring (no memfd here): registered all the same, MPI-IO unrecorded. */
-	if (type == DC_CTL_REGISTER && (r = dc_ring_create(ring_slots(), &ring_fd)))
-		m.flags |= DC_CTL_FLAG_RING;
-	rc = dc_register_send(path, &m, ring_fd, why, sizeof(why));
-	if (ring_fd >= 0)
-		close(ring_fd); /* the agent holds its own */
-	if (rc) {
-		dc_ring_destroy(r);
-		warn_once("the DataCrumbs agent did not register this rank", why);
-		return;
-	}
-	if (r && r->mode != DC_RING_OFF) {
-		if (r->mode == DC_RING_TRACE)
-			dc_ring_prefault(r);
-		ring = r;
-		dc_mpiio_start(r);
-	} else {
-		dc_ring_destroy(r);
-	}
-	registered = type == DC_CTL_REGISTER;
-}
-
 static void after_init(void)
 {
 	static int done;
@@ -217,17 +152,15 @@ static void after_init(void)
 		return;
 	clock_offset(comm, &offset, &error);
 	PMPI_Comm_free(&comm);
-	say(DC_CTL_REGISTER, offset, error);
+	snprintf(session.who, sizeof(session.who), "rank %d", my_rank);
+	dc_session_start(&session, DC_CTL_REGISTER, my_rank, world_size, offset, error);
 }
 
 static void before_finalize(void)
 {
-	/* The last records are in the ring before the agent hears of the end;
-	 * the mapping stays until the process ends. */
-	if (ring)
-		dc_mpiio_stop();
-	if (registered)
-		say(DC_CTL_FINALIZE, 0, 0);
+	if (session.ring)
+		dc_mpiio_flush_pending();
+	dc_session_end(&session, DC_CTL_FINALIZE, my_rank, world_size);
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The HDF5 level, recorded in the rank: libdcpmpi.so, preloaded, defines
- * the HDF5 calls of hdf5_funcs.h, so that the program's calls reach these
- * first; each calls the next definition (the HDF5 library's, found with
- * dlsym(RTLD_NEXT)) and puts one record into the rank's ring, as the
- * MPI-IO calls do (mpiio.c). No probe and no kernel entry per call.
+ * The HDF5 level, recorded in the process: libdcpmpi.so (a rank) or
+ * libdcpreload.so, preloaded, defines the HDF5 calls of hdf5_funcs.h, so
+ * that the program's calls reach these first; each calls the next
+ * definition (the HDF5 library's, record.h's dc_next: also one a dlopen'ed
+ * module brought, as h5py's) and puts one record into the ring (record.c).
+ * No probe and no kernel entry per call.
  *
  * Files, datasets and groups are named as the uprobe sets name them: a
  * file by its path, a dataset or group FILE:OBJECT from the loc_id it is
@@ -26,7 +27,7 @@
 #include <hdf5.h>
 #include <stdio.h>
 
-#include "mpiio_int.h"
+#include "record.h"
 #include "wrapper_funcs.h"
 
 #ifdef H5_NO_DEPRECATED_SYMBOLS
@@ -42,30 +43,19 @@ DC_HDF5_FUNCS(DC_HDF5_NEXT)
 /* The calls that size a transfer: not recorded, only called. */
 static void *next_H5Sget_select_npoints, *next_H5Tget_size, *next_H5Dget_space, *next_H5Sclose;
 
-static void *next_of(const char *name, void **cache)
-{
-	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
-
-	if (!fn) {
-		fn = dlsym(RTLD_NEXT, name); /* two threads may both look: the same answer */
-		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
-	}
-	return fn;
-}
-
 static long long missing(const char *name)
 {
 	static int said;
 
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-		fprintf(stderr, "libdcpmpi: %s called, but no HDF5 library is loaded after libdcpmpi.so\n", name);
+		fprintf(stderr, "DataCrumbs' HDF5 wrapper: %s called, but no HDF5 library is loaded\n", name);
 	return -1;
 }
 
 /* name(args) of the library, or HDF5's failure (-1) when there is none. */
 #define CALL(name, args)                                                                           \
 	({                                                                                         \
-		__typeof__(&name) fn_ = (__typeof__(&name))next_of(#name, &next_##name);           \
+		__typeof__(&name) fn_ = (__typeof__(&name))dc_next(#name, &next_##name);           \
 		fn_ ? fn_ args : (__typeof__(name args))missing(#name);                            \
 	})
 
@@ -129,7 +119,7 @@ static hid_t made(int f, __u64 ts, hid_t parent, const char *name, hid_t id)
 	c.path = name;
 	c.handle = handle_of(id);
 	c.parent = handle_of(parent);
-	dc_mpiio_put(&c, id, dc_now_ns(CLOCK_MONOTONIC));
+	dc_record_put(&c, id, dc_now_ns(CLOCK_MONOTONIC));
 	return id;
 }
 
@@ -138,7 +128,7 @@ static herr_t on(int f, __u64 ts, hid_t id, herr_t rc)
 	struct call c = { f, ts };
 
 	c.handle = handle_of(id);
-	dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
+	dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
 	return rc;
 }
 
@@ -148,7 +138,7 @@ static herr_t moved(int f, __u64 ts, __u64 end, hid_t dset, __u64 bytes, herr_t 
 
 	c.handle = handle_of(dset);
 	c.req = c.bytes = bytes;
-	dc_mpiio_put(&c, rc, end);
+	dc_record_put(&c, rc, end);
 	return rc;
 }
 
@@ -205,6 +195,8 @@ WRAP_ON(H5Gclose, (hid_t id), (id), id)
 WRAP_ON(H5Oclose, (hid_t id), (id), id)
 WRAP_ON(H5Fflush, (hid_t id, H5F_scope_t scope), (id, scope), id)
 WRAP_ON(H5Dflush, (hid_t id), (id), id)
+/* How h5py closes every id: its return is the references left. */
+WRAP_ON(H5Idec_ref, (hid_t id), (id), id)
 
 #define WRAP_IO(name, buf_type)                                                                    \
 	herr_t name(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, buf_type buf) \

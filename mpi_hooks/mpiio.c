@@ -3,9 +3,7 @@
  * The MPI-IO level, recorded in the rank through MPI's profiling interface:
  * a wrapper for each call of mpiio_funcs.h, made from its shape, that calls
  * the PMPI version and puts one record into the shared ring the agent
- * drains (rank_ring.h). No kernel entry per call: the clock is the vDSO's
- * CLOCK_MONOTONIC (bpf_ktime_get_ns's clock) and the thread id is cached, so
- * the POSIX calls inside nest under their MPI-IO call in every output.
+ * drains (record.h).
  *
  * Sizes come from MPI itself: bytes asked are count x PMPI_Type_size_x, bytes
  * moved are what the call's status says (PMPI_Get_elements_x in MPI_BYTE),
@@ -18,28 +16,18 @@
  * MPI_File_*. Not recorded: the MPI-4 large-count (_c) forms.
  */
 #include "mpiio_int.h"
-#include "path_join.h"
 
 #include <dlfcn.h>
 #include <mpi.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "wrapper_funcs.h"
-#include "rank_ring.h"
 
 _Static_assert(sizeof(MPI_File) <= sizeof(__u64), "a file handle fits a record's handle");
 
-static struct dc_ring_head *ring;
-static __u64 funcs_on;
-static __thread __u32 my_tid;
 __thread int dc_in_mpi __attribute__((tls_model("initial-exec")));
 
 void *dc_mpi_real(const char *pmpi_name)
@@ -52,33 +40,6 @@ void *dc_mpi_real(const char *pmpi_name)
 		abort();
 	}
 	return f;
-}
-
-/* ---- recording ---- */
-
-static inline int want(int f)
-{
-	struct dc_ring_head *h = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
-
-	return h && (funcs_on >> f & 1) && __atomic_load_n(&h->mode, __ATOMIC_RELAXED) != DC_RING_OFF;
-}
-
-int dc_wrap_want(int f)
-{
-	return want(f);
-}
-
-/* The kernel's thread id, asked once per thread (a fork's child asks anew). */
-static __u32 tid(void)
-{
-	if (!my_tid)
-		my_tid = syscall(SYS_gettid);
-	return my_tid;
-}
-
-static void forget_tid(void)
-{
-	my_tid = 0;
 }
 
 static __u64 handle_of(MPI_File fh)
@@ -107,60 +68,6 @@ __u64 dc_mpiio_status_bytes(int rc, MPI_Status *st)
 	return (__u64)n;
 }
 
-/*
- * A file's name as the call gave it, made absolute against the working
- * directory when it is relative (as the kernel names the files of every
- * other level; a ROMIO prefix kept): a file is opened or made in no
- * parent, where an HDF5 object's name is relative to its parent's. The
- * name itself where nothing is to be done or the result would not fit.
- */
-static const char *absolute(const struct call *c, char *out, size_t n)
-{
-	char cwd[DC_PATH_MAX];
-	int rc;
-
-	if (c->parent || c->path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return c->path;
-	/* HDF5 names a file as it is: a colon in it is no ROMIO prefix. */
-	rc = dc_wrapper_is_hdf5(c->f) ? dc_path_join(cwd, c->path, out, n) : dc_path_absolute(cwd, c->path, out, n);
-	return rc == 0 ? out : c->path;
-}
-
-void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
-{
-	char abs[DC_PATH_MAX];
-	const char *path;
-	struct dc_ring_head *h = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
-	struct dc_ring_rec r;
-	size_t len = 0;
-	int cpu;
-
-	if (!h)
-		return;
-	if (__atomic_load_n(&h->mode, __ATOMIC_RELAXED) == DC_RING_PROFILE) {
-		dc_ring_count(h, c->f, end - c->ts, c->bytes);
-		return;
-	}
-	cpu = sched_getcpu();
-	memset(&r, 0, sizeof(r));
-	r.tid = tid();
-	r.func = c->f;
-	r.cpu = cpu < 0 ? 0 : cpu;
-	r.flags = c->has_offset ? DC_RING_REC_OFFSET : 0;
-	r.ret = rc;
-	r.ts = c->ts;
-	r.dur = end - c->ts;
-	r.req = c->req;
-	r.bytes = c->bytes;
-	r.offset = c->offset;
-	r.handle = c->handle;
-	r.parent = c->parent;
-	path = c->path ? absolute(c, abs, sizeof(abs)) : NULL;
-	if (path)
-		len = strnlen(path, DC_PATH_MAX - 1) + 1;
-	dc_ring_put(h, &r, path, len);
-}
-
 /* ---- the wrappers, by shape ---- */
 
 #define BUF_R void *
@@ -174,7 +81,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, buf, count, dt, st);                           \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
@@ -185,7 +92,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		c.req = type_bytes(dt, count);                                                     \
 		c.bytes = dc_mpiio_status_bytes(rc, st);                                           \
 		c.handle = handle_of(fh);                                                          \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -196,7 +103,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, off, buf, count, dt, st);                      \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
@@ -209,7 +116,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		c.has_offset = 1;                                                                  \
 		c.offset = off;                                                                    \
 		c.handle = handle_of(fh);                                                          \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -220,7 +127,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, buf, count, dt);                               \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -228,7 +135,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		dc_in_mpi = 0;                                                                     \
 		c.req = type_bytes(dt, count);                                                     \
 		c.handle = handle_of(fh);                                                          \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -238,7 +145,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, off, buf, count, dt);                          \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -248,7 +155,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		c.has_offset = 1;                                                                  \
 		c.offset = off;                                                                    \
 		c.handle = handle_of(fh);                                                          \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -259,7 +166,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		MPI_Status own;                                                                    \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, buf, st);                                      \
 		if (st == MPI_STATUS_IGNORE)                                                       \
 			st = &own;                                                                 \
@@ -269,7 +176,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		dc_in_mpi = 0;                                                                     \
 		c.bytes = dc_mpiio_status_bytes(rc, st);                                           \
 		c.handle = handle_of(fh);                                                          \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -279,7 +186,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, buf, count, dt, rq);                           \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -297,7 +204,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh, off, buf, count, dt, rq);                      \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -318,7 +225,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name) args;                                              \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -326,7 +233,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		dc_in_mpi = 0;                                                                     \
 		c.handle = handle_of(fh);                                                          \
 		offset_expr;                                                                       \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 #define SET_OFFSET(v) (c.has_offset = 1, c.offset = (v))
@@ -345,7 +252,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(comm, path, amode, info, fh);                      \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
@@ -353,7 +260,7 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		dc_in_mpi = 0;                                                                     \
 		c.path = path;                                                                     \
 		c.handle = rc == MPI_SUCCESS ? handle_of(*fh) : 0;                                 \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -364,14 +271,14 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(fh);                                               \
 		c.handle = handle_of(*fh);                                                         \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
 		rc = DC_REAL(P##name)(fh);                                                         \
 		dc_in_mpi = 0;                                                                     \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -381,14 +288,14 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 		struct call c = { ID(name) };                                                      \
 		int rc;                                                                            \
                                                                                                    \
-		if (dc_in_mpi || !want(c.f))                                                       \
+		if (dc_in_mpi || !dc_wrap_want(c.f))                                                       \
 			return DC_REAL(P##name)(path, info);                                       \
 		c.ts = dc_now_ns(CLOCK_MONOTONIC);                                                 \
 		dc_in_mpi = 1;                                                                     \
 		rc = DC_REAL(P##name)(path, info);                                                 \
 		dc_in_mpi = 0;                                                                     \
 		c.path = path;                                                                     \
-		dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
+		dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));                                  \
 		return rc;                                                                         \
 	}
 
@@ -396,21 +303,3 @@ void dc_mpiio_put(const struct call *c, long long rc, __u64 end)
 DC_MPIIO_FUNCS(DC_MPIIO_REAL)
 #define DC_MPIIO_WRAP(name, shape, dir) WRAP_##shape(name, dir) DC_ALSO_PMPI(name)
 DC_MPIIO_FUNCS(DC_MPIIO_WRAP)
-
-/* ---- start and stop ---- */
-
-void dc_mpiio_start(struct dc_ring_head *h)
-{
-	static int atfork_set;
-
-	if (!atfork_set++)
-		pthread_atfork(NULL, NULL, forget_tid);
-	funcs_on = __atomic_load_n(&h->funcs_on, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&ring, h, __ATOMIC_RELEASE);
-}
-
-void dc_mpiio_stop(void)
-{
-	dc_mpiio_flush_pending();
-	__atomic_store_n(&ring, NULL, __ATOMIC_RELEASE);
-}

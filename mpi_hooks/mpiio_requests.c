@@ -45,7 +45,7 @@ void dc_mpiio_keep(const struct call *c, int rc, MPI_Request req)
 		struct call now_c = *c;
 
 		now_c.bytes = 0;
-		dc_mpiio_put(&now_c, rc, dc_now_ns(CLOCK_MONOTONIC));
+		dc_record_put(&now_c, rc, dc_now_ns(CLOCK_MONOTONIC));
 	}
 }
 
@@ -91,7 +91,7 @@ static void complete(MPI_Request req, int rc, MPI_Status *st)
 	if (!take(req, &c))
 		return;
 	c.bytes = dc_mpiio_status_bytes(rc, st);
-	dc_mpiio_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
+	dc_record_put(&c, rc, dc_now_ns(CLOCK_MONOTONIC));
 }
 
 /* The requests of an array that are MPI-IO calls being kept: their
@@ -320,7 +320,7 @@ void dc_mpiio_flush_pending(void)
 		c = pending[--npending].c;
 		c.bytes = 0;
 		pthread_mutex_unlock(&pending_lock);
-		dc_mpiio_put(&c, MPI_ERR_PENDING, end);
+		dc_record_put(&c, MPI_ERR_PENDING, end);
 		pthread_mutex_lock(&pending_lock);
 	}
 	pthread_mutex_unlock(&pending_lock);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The HDF5 layout dc-merge writes (README.md, "HDF5"), one definition for
- * its writers (collector/hdf5_tables.c, hdf5_writer.c, hdf5_stitch.c) and
+ * The HDF5 layout dc-merge writes (docs/outputs.md, "HDF5"), one definition for
+ * its writers (merge/hdf5_tables.c, hdf5_writer.c, hdf5_stitch.c) and
  * its readers (h5_read.c, and through it dc-summary, the stitch's checks
  * and the test tools; python/datacrumbs reads the same names):
  *   /events     compound rows, one a call
@@ -100,7 +100,7 @@ struct h5_counter {
 	uint64_t bytes;
 };
 
-/* /functions; io: "read", "write" or "" (collector/io_kind.h) */
+/* /functions; io: "read", "write" or "" (common/io_kind.h) */
 struct h5_function_row {
 	const char *name, *level, *io;
 };

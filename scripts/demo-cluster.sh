@@ -26,8 +26,8 @@ echo "demo-cluster: starting 3 nodes and Slurm..." >&2
 cat >"$work/dc.conf" <<CONF
 DC_OUTPUT_DIR=$out
 DC_AGENT=$build/agent/dc-agent
-DC_MERGE=$build/collector/dc-merge
-DC_DUMP=$build/collector/dc-dump
+DC_MERGE=$build/merge/dc-merge
+DC_DUMP=$build/dump/dc-dump
 DC_STATE_DIR=$work/state
 DC_PROBES=posix,stdio,syscalls,mpiio
 DC_MERGE_FORMAT=json
@@ -47,6 +47,6 @@ echo "demo-cluster: sbatch -N 3 -n 6 (2 MPI ranks per node)..." >&2
 job=$("$src/tests/cluster/node-exec" node1 sbatch -N3 -n6 --parsable --wait -o "$work/job.out" "$work/job.sh")
 for _ in $(seq 600); do [ -s "$out/$job.json" ] && break; sleep 0.1; done
 [ -s "$out/$job.json" ] || { cat "$work/job.out" "$work"/state/*/*.log >&2 || true; echo "demo-cluster: no merged trace" >&2; exit 1; }
-"$build/collector/dc-summary" "$job" -i "$out/$job" --top 6 | sed -n '/^## Per node/,/^# slowest for writes/p' >&2
+"$build/summary/dc-summary" "$job" -i "$out/$job" --top 6 | sed -n '/^## Per node/,/^# slowest for writes/p' >&2
 echo "demo-cluster: job $job: node files in $out/$job/, one timeline (open it at ui.perfetto.dev):" >&2
 echo "$out/$job.json"

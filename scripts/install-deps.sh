@@ -23,6 +23,6 @@ apt-get install -y -qq --no-install-recommends qemu-system-x86 busybox-static km
 apt-get install -y -qq --no-install-recommends python3-h5py python3-pandas python3-dask jupyter-nbconvert \
 	python3-ipykernel >/dev/null
 # For the tests: oracles of the system-call level and the programs they watch.
-apt-get install -y -qq --no-install-recommends strace sqlite3 tar liburing-dev >/dev/null
+apt-get install -y -qq --no-install-recommends strace sqlite3 tar rsync liburing-dev >/dev/null
 # For the tests: the HTML report is loaded and photographed in a real browser.
 apt-get install -y -qq --no-install-recommends chromium python3-pil >/dev/null

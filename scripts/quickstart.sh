@@ -16,8 +16,8 @@ echo "Tracing: 1000 writes of 4 KiB, then 10 files through stdio, then 3 forked 
 	'$b/tests/workloads/stdio_files' '$work' 10 &&
 	'$b/tests/workloads/fork_tree' '$work' 3"
 rm -rf "$work"
-"$b/collector/dc-merge" "$job" -i "$out/$job" -o "$out/$job.json"
-"$b/collector/dc-merge" "$job" -i "$out/$job" -f perfetto -o "$out/$job.pftrace" -q
-"$b/collector/dc-summary" "$job" -i "$out/$job" --html "$out/$job.html" >/dev/null
+"$b/merge/dc-merge" "$job" -i "$out/$job" -o "$out/$job.json"
+"$b/merge/dc-merge" "$job" -i "$out/$job" -f perfetto -o "$out/$job.pftrace" -q
+"$b/summary/dc-summary" "$job" -i "$out/$job" --html "$out/$job.html" >/dev/null
 echo "Trace for Perfetto (open either at ui.perfetto.dev): $out/$job.json, or natively $out/$job.pftrace"
 echo "Job report for a browser: $out/$job.html (text: dc-summary $out/$job)"

@@ -25,11 +25,20 @@ pmpi=$(dpkg -L datacrumbs | grep '/libdcpmpi\.so$' | head -1)
 [ -n "$pmpi" ] && [ -e "$pmpi" ] || fail "libdcpmpi.so not installed"
 sed "s|\$prefix|/usr|" /usr/share/datacrumbs/modulefiles/datacrumbs | grep -q "setenv DC_PMPI $pmpi" ||
 	fail "the module file's DC_PMPI is not $pmpi"
+preload=$(dpkg -L datacrumbs | grep '/libdcpreload\.so$' | head -1)
+[ -n "$preload" ] && [ -e "$preload" ] || fail "libdcpreload.so not installed"
+sed "s|\$prefix|/usr|" /usr/share/datacrumbs/modulefiles/datacrumbs | grep -q "setenv DC_PRELOAD $preload" ||
+	fail "the module file's DC_PRELOAD is not $preload"
 man -w dc-merge >/dev/null && man -w dc-agent >/dev/null || fail "man pages"
 # The installed agent, probe sets found under /usr/share, nothing from the source tree.
 (cd "$work" && /usr/sbin/dc-agent -o "$work/out" -j deb -p posix -- /usr/libexec/datacrumbs/examples/posix_write "$work" 100 4096) \
 	2>"$work/agent.err" || { cat "$work/agent.err"; fail "the installed dc-agent"; }
 /usr/bin/dc-merge deb -i "$work/out/deb" -o "$work/deb.json" -q || fail "the installed dc-merge"
+# The installed preload library, for a process that is no MPI rank.
+(cd "$work" && /usr/sbin/dc-agent -o "$work/out" -j pre -p stdio-wrapper -- env LD_PRELOAD="$preload" \
+	/usr/libexec/datacrumbs/examples/stdio_files "$work" 7) 2>"$work/pre.err" || { cat "$work/pre.err"; fail "the installed preload"; }
+n=$(/usr/bin/dc-dump "$work/out/pre"/*.dcnode | grep -c ' level=stdio func=fwrite ' || true)
+[ "$n" = 7 ] || fail "the installed preload recorded $n fwrites, not 7"
 /usr/bin/dc-summary deb -i "$work/out/deb" --format json >"$work/sum.json" || fail "the installed dc-summary"
 python3 -c "
 import json, sys

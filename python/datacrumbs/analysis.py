@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 # dc-summary's timeline: 120 bins, the first 1 ms wide, doubled until the
-# job fits (collector/summary.h).
+# job fits (summary/summary.h).
 TIMELINE_BINS = 120
 TIMELINE_FIRST_BIN_NS = 1_000_000
 

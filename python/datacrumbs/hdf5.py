@@ -1,6 +1,6 @@
 """The merged (or stitched) HDF5 file that dc-merge -f hdf5 writes.
 
-The layout (README.md, "HDF5"): /events rows of calls, /counters
+The layout (docs/outputs.md, "HDF5"): /events rows of calls, /counters
 (PROFILE totals), and the small tables that the rows index: /functions
 (name, level, io), /levels, /paths, /processes, /nodes. Columns are read
 by the names the file's own types give; dc-merge adds columns, never

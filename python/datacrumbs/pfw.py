@@ -25,12 +25,23 @@ def _lines(path):
                 yield json.loads(line.rstrip(","))
 
 
+_WRITERS = ("copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee",
+            "fprintf", "vfprintf", "printf", "vprintf", "dprintf", "vdprintf",
+            "__fprintf_chk", "__vfprintf_chk", "__printf_chk",
+            "fputs", "puts", "fputc", "putc", "_io_putc", "putchar", "putw")
+_READERS = ("fgets", "__fgets_chk", "fgetc", "getc", "_io_getc", "getchar", "getw", "fscanf",
+            "vfscanf", "__isoc99_fscanf", "__isoc99_vfscanf", "scanf", "__isoc99_scanf",
+            "getline", "getdelim")
+
+
 def _io_kind(name):
     """common/io_kind.h's rule, which an HDF5 file carries as its io
     column and a pfw file cannot (integration.python checks they agree)."""
     low = name.lower()
-    if low in ("copy_file_range", "sendfile", "sendfile64", "splice", "vmsplice", "tee"):
+    if low in _WRITERS:
         return "write"
+    if low in _READERS:
+        return "read"
     if "read" in low and "readdir" not in low and "readlink" not in low and "readahead" not in low:
         return "read"
     return "write" if "write" in low else ""

@@ -11,8 +11,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char why[128];
 
 	if (dc_ctl_parse(data, size, &m, why, sizeof(why)) == 0) {
-		/* Accepted: its strings are terminated and its rank in range. */
-		if (strlen(m.job_id) >= sizeof(m.job_id) || m.rank < 0 || m.rank >= m.world_size)
+		/* Accepted: its strings are terminated; a rank's message has its
+		 * rank in range, any other message says rank -1 of 0. */
+		int in_range = DC_CTL_OF_RANK(m.type) ? m.rank >= 0 && m.rank < m.world_size
+						      : m.rank == -1 && m.world_size == 0;
+		if (strlen(m.job_id) >= sizeof(m.job_id) || !in_range)
 			__builtin_trap();
 	}
 	return 0;

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dc_ring_destroy(h);
 		return 0;
 	}
-	dc_ring_reader_start(r, DC_RING_TRACE, ~0ull);
+	dc_ring_reader_start(r, DC_RING_TRACE, &(struct dc_funcs){ .w = { ~0ull, ~0ull } });
 	/* The rank's bytes: its head (8 bytes), then its slots. The geometry
 	 * the agent copied at open stays as it was: changing it is the rank's
 	 * business, checked on the agent's own copy. */
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* What the agent asks before it takes a record: its answer only
 		 * says when, and must not disturb the reading. */
 		dc_ring_reader_peek_end(r, &end);
-		dc_ring_reader_half_full(r);
+		dc_ring_reader_filling(r);
 		got = dc_ring_reader_next(r, &rec, path);
 
 		if (got != DC_RING_RECORD)

@@ -2,7 +2,8 @@
 # Runs each fuzz harness for SECONDS on a small seed corpus: the shipped
 # YAML files, a node file written by the agent's own writer, bytes for the
 # packed-events decoder, file names for the escapers, and the choices that
-# make a merged HDF5 file for dc-summary's reader.
+# make a merged HDF5 file for dc-summary's reader, and a shared object for
+# the ELF reader that looks at the job's library files.
 # Usage: tests/fuzz/run.sh FUZZ_BUILD_DIR [SECONDS]
 set -euo pipefail
 build=${1:?usage: run.sh FUZZ_BUILD_DIR [SECONDS]}
@@ -12,7 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/nodefile" "$work/event_pack" "$work/probeset" "$work/control" "$work/escape" "$work/rank_ring" \
-	"$work/h5summary"
+	"$work/h5summary" "$work/elf"
 printf 'caf\303\251-\342\202\254-\360\237\230\200.dat' >"$work/escape/utf8"
 printf 'bad-\377\376\300\200\355\240\200\n\033[31m\302\205\\' >"$work/escape/bytes"
 cp "$here"/corpus/probeset/* "$work/probeset/"
@@ -22,7 +23,9 @@ printf '\002\200\040\006\016\020\002\000\002\000\200\100\000\000\000\012\004\002
 # The HDF5 file's contents, as the harness reads them: four functions, three
 # paths, two processes, two nodes, eight events, each of the layout's shape.
 printf '\004\003\002\002\010\001\003\001\002\001\001\000\000\002\004\003\003\002\004\005' >"$work/h5summary/seed"
-for f in nodefile event_pack probeset control escape rank_ring h5summary; do
+# A small shared object of the build's own (its soname, its symbols).
+cp "$build/tests/workloads/libdctest.so" "$work/elf/"
+for f in nodefile event_pack probeset control escape rank_ring h5summary elf; do
 	echo "fuzz_$f: $secs s"
 	# dc-summary's reports and messages: not in the log.
 	quiet=()

@@ -26,6 +26,10 @@ expect_fail "unknown option" "Try 'dc-agent --help'" "$DC_AGENT" --bogus
 expect_fail "bad mode" "expected trace or profile" "$DC_AGENT" --mode fast -- true
 expect_fail "bad ring buffer size" "not a power of two" "$DC_AGENT" --ringbuf-mb 3 -- true
 expect_fail "unknown probe set" "probe set 'nosuchset' not found" "$DC_AGENT" -o "$TMP/o" -p nosuchset -- true
+# The search path, as paths: no empty entry where no folder was given.
+grep -q "looked for nosuchset.yaml in /" "$TMP/err.txt" || { cat "$TMP/err.txt"; fail "the search path starts with an empty entry"; }
+DC_PROBE_DIR=$TMP/sets expect_fail "unknown probe set, DC_PROBE_DIR" "looked for nosuchset.yaml in $TMP/sets:/" \
+	"$DC_AGENT" -o "$TMP/o" -p nosuchset -- true
 expect_fail "bad job id" "must be 1-63 letters" "$DC_AGENT" -o "$TMP/o" -j "../escape" -- true
 
 printf 'set: broken\nlibrary: libc.so.6\nfunctions:\n  - {name: read, fd: 7}\n' >"$TMP/broken.yaml"

@@ -4,7 +4,7 @@
 # the file opened again and the dataset read through H5Oopen, as h5py
 # opens objects. Every call is on its absolute FILE:OBJECT name, and the
 # read's 8 KiB are those of the system calls made inside it. h5py closes
-# its ids through H5Idec_ref, which the set does not probe.
+# its ids through H5Idec_ref: each file's last one, on the file's name.
 . "$(dirname "$0")/lib.sh"
 
 /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null ||
@@ -27,5 +27,14 @@ assert_eq "$(calls hdf5 H5Dwrite "^$f:/run/x\$" | cut -d' ' -f1)" "1" "H5Dwrite 
 assert_eq "$(calls hdf5 H5Fopen "^$f\$")" "1 0 0" "H5Fopen"
 assert_eq "$(calls hdf5 H5Oopen "^$f:/run/x\$")" "1 0 0" "H5Oopen of run/x, named in its file"
 assert_eq "$(calls hdf5 H5Dread "^$f:/run/x\$")" "1 0 8192" "H5Dread through the H5Oopen'd id: 1,024 doubles"
-assert_eq "$(grep -c ' level=hdf5 .* path=$' "$DUMP" || true)" "0" "no HDF5 call without its name"
+# Closed through H5Idec_ref: each file and the dataset twice (written,
+# then read), at the last reference (ret 0); the file opened for reading
+# also let go of once while the dataset still held it (ret 1).
+decref() { grep " level=hdf5 func=H5Idec_ref ret=$1 .* path=$2\$" "$DUMP" | wc -l; }
+assert_eq "$(decref 0 "$f") $(decref 1 "$f") $(decref 0 "$f:/run/x") $(decref 0 "$f:/run")" "2 1 2 1" \
+	"H5Idec_ref: the files, the dataset and the group closed, each on its name"
+# The other ids h5py lets go of are no file or object (property lists,
+# dataspaces, types): nameless, as they should be.
+assert_eq "$(grep ' level=hdf5 .* path=$' "$DUMP" | grep -vc ' func=H5Idec_ref ' || true)" "0" \
+	"no other HDF5 call without its name"
 assert_eq "$(lost_events)" "0" "lost events"

@@ -26,30 +26,30 @@ ring() {
 	as_evil env DC_JOB_ID=r DC_TEST_RING="$1" DC_TEST_RING_PATH="${2:-}" \
 		bash -c 'echo $$ >"$0"; exec "$@"' "$TMP/evil/$1.pid" "$DC_REGISTER" "$sock" 0 0 2 | tr '\n' ';'
 }
-not_ring="accepted: ok; its MPI-IO and HDF5 calls not recorded: the rank's ring is not a memfd sealed against shrinking;"
+not_ring="accepted: ok; its MPI-IO, HDF5 and STDIO calls not recorded: the rank's ring is not a memfd sealed against shrinking;"
 assert_eq "$(ring pipe)" "$not_ring" "a pipe"
 assert_eq "$(ring fifo "$TMP/evil/fifo")" "$not_ring" "a FIFO"
 assert_eq "$(ring socket)" "$not_ring" "a socket"
 assert_eq "$(ring file /etc/passwd)" "$not_ring" "a file of root's"
 assert_eq "$(ring unsealed)" "$not_ring" "a memfd without the seal"
-assert_eq "$(ring truncate)" "shrink refused;accepted: ok; its MPI-IO and HDF5 calls recorded;" "the seal holds against shrinking"
-assert_eq "$(ring damaged)" "accepted: ok; its MPI-IO and HDF5 calls recorded;" "a ring then damaged"
-assert_eq "$(ring times)" "accepted: ok; its MPI-IO and HDF5 calls recorded;" "records with made-up times"
+assert_eq "$(ring truncate)" "shrink refused;accepted: ok; its MPI-IO, HDF5 and STDIO calls recorded;" "the seal holds against shrinking"
+assert_eq "$(ring damaged)" "accepted: ok; its MPI-IO, HDF5 and STDIO calls recorded;" "a ring then damaged"
+assert_eq "$(ring times)" "accepted: ok; its MPI-IO, HDF5 and STDIO calls recorded;" "records with made-up times"
 flood=$(ring flood)
 put=$(echo "$flood" | sed -n 's/^flood: \([0-9]*\) records put;.*/\1/p')
 [ -n "$put" ] || fail "flood: $flood"
 shared=$(ring shared)
-echo "$shared" | grep -qF "child: ok; its MPI-IO and HDF5 calls not recorded: this ring is pid $(cat "$TMP/evil/shared.pid")'s already;" ||
+echo "$shared" | grep -qF "child: ok; its MPI-IO, HDF5 and STDIO calls not recorded: this ring is pid $(cat "$TMP/evil/shared.pid")'s already;" ||
 	fail "a ring registered by a second process (pid $(cat "$TMP/evil/shared.pid")): $shared"
 echo "ok: a ring registered by a second process is turned down"
 good=$(ring good)
-assert_eq "$good" "accepted: ok; its MPI-IO and HDF5 calls recorded;" "a true ring after all that"
+assert_eq "$good" "accepted: ok; its MPI-IO, HDF5 and STDIO calls recorded;" "a true ring after all that"
 kill -TERM "$agent"
 wait "$agent" || fail "agent exited with $?"
 
-assert_contains "$TMP/r.err" "the ring of pid $(cat "$TMP/evil/damaged.pid") (its MPI-IO and HDF5 calls) is damaged" "the damaged ring, named"
-assert_contains "$TMP/r.err" "pid $(cat "$TMP/evil/times.pid"): 2 records of its MPI-IO and HDF5 calls with impossible times dropped" "made-up times counted"
-lost=$(sed -n "s/.*pid $(cat "$TMP/evil/flood.pid"): \([0-9]*\) records of its MPI-IO and HDF5 calls lost.*/\1/p" "$TMP/r.err")
+assert_contains "$TMP/r.err" "the ring of pid $(cat "$TMP/evil/damaged.pid") (its MPI-IO, HDF5 and STDIO calls) is damaged" "the damaged ring, named"
+assert_contains "$TMP/r.err" "pid $(cat "$TMP/evil/times.pid"): 2 records of its MPI-IO, HDF5 and STDIO calls with impossible times dropped" "made-up times counted"
+lost=$(sed -n "s/.*pid $(cat "$TMP/evil/flood.pid"): \([0-9]*\) records of its MPI-IO, HDF5 and STDIO calls lost.*/\1/p" "$TMP/r.err")
 DUMP=$TMP/r.dump
 "$DC_DUMP" "$(ls "$TMP/out/r"/*.dcnode)" >"$DUMP" || fail "the node file does not read back"
 got=$(calls mpiio MPI_File_write_at '' "$(cat "$TMP/evil/flood.pid")" | cut -d' ' -f1)

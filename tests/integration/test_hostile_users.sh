@@ -183,7 +183,7 @@ flow_pid=${out#accepted }
 forged=$'x\ndc-agent: warning: forged\e]0;title\a\e[2J'
 out=$(DC_JOB_ID=$forged "$DC_REGISTER" "$TMP/linger.sock" 0 0 1 || true)
 wait "$lingerer" || true
-assert_eq "$(cat "$TMP/linger.out")" "accepted: ok; its MPI-IO and HDF5 calls not recorded: the rank's ring is not a memfd sealed against shrinking" \
+assert_eq "$(cat "$TMP/linger.out")" "accepted: ok; its MPI-IO, HDF5 and STDIO calls not recorded: the rank's ring is not a memfd sealed against shrinking" \
 	"the lingering socket, announced as a ring, turned down at once"
 stop_agent linger
 assert_eq "$(calls posix write "^$TMP/flow\\.dat\$" "$flow_pid")" "20000 20000 20000" "the other rank's writes, none lost"

@@ -128,9 +128,12 @@ fi
 for set in $sets; do
 	mpi "mpihdf5o-$set" "posix,$set" "$DC_WORKLOADS/mpi_hdf5" "$TMP/h5o" 4096 oopen
 	o="^$TMP/h5o/rank_[0-3]\\.h5:/data\$"
-	for fn in H5Oopen H5Dread H5Dflush H5Oclose; do
+	for fn in H5Dread H5Dflush H5Oclose; do
 		assert_eq "$(calls hdf5 $fn "$o" | cut -d' ' -f1)" "4" "$set: $fn per rank, named FILE:/data"
 	done
+	assert_eq "$(calls hdf5 H5Oopen "$o" | cut -d' ' -f1)" "8" "$set: H5Oopen twice per rank, named FILE:/data"
+	assert_eq "$(grep -c " func=H5Idec_ref ret=0 .* path=$TMP/h5o/rank_[0-3]\\.h5:/data\$" "$DUMP") $(grep -c " func=H5Idec_ref ret=1 .* path=$TMP/h5o/rank_[0-3]\\.h5\$" "$DUMP")" \
+		"4 4" "$set: H5Idec_ref per rank, closing the dataset (none left) and not the file (one left)"
 done
 # The wrapper's H5Dread on the H5Oopen'd dataset: its 4096 doubles.
 [ -n "${DC_EMULATED_GUEST:-}" ] ||

@@ -39,20 +39,20 @@ assert_eq "$(calls posix write '' "$joined")" "6 $((5 + printed)) $((5 + printed
 # reason, the registration itself and the other rings unharmed.
 ring() { DC_TEST_RING=$1 "$DC_REGISTER" "$TMP/$2.sock" 0 0 1; }
 start_agent ring -p posix,mpiio
-assert_eq "$(ring pipe ring)" "accepted: ok; its MPI-IO and HDF5 calls not recorded: the rank's ring is not a memfd sealed against shrinking" "a pipe for a ring"
-assert_eq "$(ring unsealed ring)" "accepted: ok; its MPI-IO and HDF5 calls not recorded: the rank's ring is not a memfd sealed against shrinking" "an unsealed memfd"
+assert_eq "$(ring pipe ring)" "accepted: ok; its MPI-IO, HDF5 and STDIO calls not recorded: the rank's ring is not a memfd sealed against shrinking" "a pipe for a ring"
+assert_eq "$(ring unsealed ring)" "accepted: ok; its MPI-IO, HDF5 and STDIO calls not recorded: the rank's ring is not a memfd sealed against shrinking" "an unsealed memfd"
 good=$(ring good ring)
-assert_eq "$good" "accepted: ok; its MPI-IO and HDF5 calls recorded" "a true ring"
+assert_eq "$good" "accepted: ok; its MPI-IO, HDF5 and STDIO calls recorded" "a true ring"
 DC_TEST_RING=damaged bash -c 'echo $$; exec "$0" "$@"' "$DC_REGISTER" "$TMP/ring.sock" 0 0 1 >"$TMP/damaged.out"
 bad_pid=$(head -1 "$TMP/damaged.out")
 stop_agent
-assert_contains "$TMP/ring.err" "the ring of pid $bad_pid (its MPI-IO and HDF5 calls) is damaged (a record claims more slots than it may have)" "a damaged ring, named"
+assert_contains "$TMP/ring.err" "the ring of pid $bad_pid (its MPI-IO, HDF5 and STDIO calls) is damaged (a record claims more slots than it may have)" "a damaged ring, named"
 DUMP=$TMP/ring.dump
 "$DC_DUMP" "$(ls "$TMP/out/ring"/*.dcnode)" >"$DUMP"
 assert_eq "$(calls mpiio MPI_File_write_at '' "$bad_pid")" "2 14 14" "the damaged ring's records before the damage"
 assert_eq "$(calls mpiio MPI_File_write_at '')" "4 28 28" "the true ring's two records and those two, no more"
 start_agent plain -p posix
-assert_eq "$(ring good plain)" "accepted: ok; its MPI-IO and HDF5 calls not recorded here (no wrapper set among the agent's probe sets)" "an agent without the mpiio set"
+assert_eq "$(ring good plain)" "accepted: ok; its MPI-IO, HDF5 and STDIO calls not recorded here (no wrapper set among the agent's probe sets)" "an agent without the mpiio set"
 stop_agent
 
 # An agent serving another uid refuses root's processes.

@@ -6,15 +6,17 @@
 # number taken again, a subshell's inherited fd), relative names after cd,
 # tar's folders, a dirfd and os.dup (python3), sqlite3's journal, the
 # metadata calls of coreutils and python3, and data moved by cp
-# (copy_file_range), shutil.copyfile (sendfile) and os.splice, git, gcc
-# and eight threads writing at once: every
+# (copy_file_range), shutil.copyfile (sendfile) and os.splice, rsync (a
+# sender and a receiver, temporary files renamed), numpy's save and load,
+# a program writing through a file mapping, git, gcc and eight threads
+# writing at once: every
 # read, write, open, close, stat and the rest of the syscalls set on a file
 # of the run's folder or a pipe is in the trace once, on the same thread,
 # with the same absolute path and result, and the trace has none that
 # strace did not see.
 . "$(dirname "$0")/lib.sh"
 
-for tool in strace sqlite3 tar dd fallocate flock git gcc /usr/bin/python3; do
+for tool in strace sqlite3 tar dd fallocate flock rsync git gcc /usr/bin/python3; do
 	command -v "$tool" >/dev/null || fail "$tool is needed (scripts/install-deps.sh installs it)"
 done
 W="$TMP/w"
@@ -28,6 +30,8 @@ dd if=/dev/zero of=out.bin bs=4k count=8 status=none
 bash -c 'exec 3>b.txt; echo hi >&3; exec 1>c.txt; echo there; exec 3>&-; exec 3>d.txt; (echo child >&3)'
 (cd sub && cat ../c.txt >copy.txt && cat copy.txt ../b.txt | cat >/dev/null && echo relative >rel.txt)
 tar -C tree -cf t.tar . && tar -C untar -xf t.tar
+rsync -a tree/ synced/
+"$2/mmap_io" . 16 >/dev/null
 /usr/bin/python3 - <<'PY'
 import os
 d = os.open("sub", os.O_RDONLY)
@@ -40,6 +44,7 @@ os.write(g, b"after the first is closed\n")
 os.stat("py.txt", dir_fd=d)
 os.close(g)
 PY
+/usr/bin/python3 -c 'import numpy as np; np.save("a.npy", np.arange(1000.0)); assert np.load("a.npy").sum() == 499500'
 sqlite3 db.sqlite 'create table t(a); insert into t values(1); insert into t values(2);'
 sqlite3 db.sqlite 'select count(*) from t;' >/dev/null
 # Metadata calls, and data moved from one descriptor to another.
@@ -100,7 +105,7 @@ for t in ts:
     t.join()
 PY
 SH
-trace oracle -p syscalls -- strace -ff -y -qq -s 0 -o "$TMP/st" -- bash "$TMP/run.sh" "$W"
+trace oracle -p syscalls -- strace -ff -y -qq -s 0 -o "$TMP/st" -- bash "$TMP/run.sh" "$W" "$DC_WORKLOADS"
 /usr/bin/python3 "$DC_SRC/tests/tools/strace_oracle.py" "$TMP/st" "$DUMP" "$W" >"$TMP/oracle.txt" || {
 	cat "$TMP/oracle.txt" >&2
 	fail "the trace differs from strace's view"
@@ -122,6 +127,12 @@ assert_eq "$(calls syscall preadv2 "^$W/out.bin\$")" "1 150000 32768" "a preadv 
 assert_eq "$(calls syscall readv "^$W/out.bin\$")" "1 16 16" "a readv of two buffers"
 assert_eq "$(calls syscall sendfile "^$W/sendfile.bin\$" | cut -d' ' -f3)" "32768" "shutil.copyfile's sendfile"
 assert_eq "$(calls syscall splice "^$W/range.bin\$" | cut -d' ' -f1,3)" "1 3000" "a splice from a pipe"
+assert_eq "$(calls syscall mmap "^$W/shared\\.dat\$" | cut -d' ' -f1) $(calls syscall mmap "^$W/private\\.dat\$" | cut -d' ' -f1)" \
+	"3 1" "the mappings of the files a program wrote and read through"
+# rsync's receiver writes each file under a temporary name and renames it.
+assert_eq "$(seconds syscall renameat "^$W/synced/d[12]/\\.f[123]\\.txt\\.[A-Za-z0-9]*\$" | cut -d' ' -f2 | sort | tr '\n' ' ')" \
+	"$(for d in 1 2; do for i in 1 2 3; do printf '%s ' "$W/synced/d$d/f$i.txt"; done; done)" \
+	"rsync's renames, each to its file's name"
 # The file each mover's data came from, its second file.
 assert_eq "$(seconds syscall copy_file_range "^$W/range.bin\$" | cut -d' ' -f2)" "$W/out.bin" \
 	"copy_file_range's source"

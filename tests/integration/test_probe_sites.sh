@@ -61,6 +61,17 @@ assert_contains "$err" "site prefix pf_lost+0x0 (mov rax, rsi): an argument regi
 assert_contains "$err" "site prefix pf_store+0x0 (mov rax, qword ptr [rsp]): the return address may be written" "pf_store at its entry"
 assert_eq "$(lost_events)" "0" "lost events"
 
+# Another agent's probes on the library (a second job on the node, or a
+# detach still under way) put their breakpoints into every mapping of it
+# that may execute: the sites are decided from the file's bytes all the
+# same.
+start_agent holder -p "$TMP/prefix.yaml"
+trace beside -vv -p "$TMP/prefix.yaml" -- "$run" 1 >/dev/null
+kill -INT "$AGENT"
+wait "$AGENT" || true
+assert_contains "$TMP/beside.err" "site prefix pf_cmp+0x7 (je" "pf_cmp on its je beside another agent's probes"
+assert_eq "$(grep -c 'site prefix .*(int3)' "$TMP/beside.err" || true)" "0" "no breakpoint decoded as the library's code"
+
 # Patterns: a glob, and a regular expression.
 cat >"$TMP/glob.yaml" <<YAML
 set: prefix

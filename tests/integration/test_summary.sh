@@ -25,6 +25,10 @@ assert_eq "$(python3 -c "import json; print([r['bytes'] for r in json.load(open(
 "$DC_SUMMARY" "$TMP/out/lst" >"$TMP/lst.txt"
 assert_contains "$TMP/lst.txt" "pagecache " "the level column fits pagecache"
 ! grep -q "^pagecache[0-9]" "$TMP/lst.txt" || fail "the level column runs into the next"
+# Access sizes: a level's reads or writes only where there were some.
+assert_eq "$(sed -n '/^## Access sizes/,/^$/p' "$TMP/lst.txt" | grep -cE '^[a-z_]+ +(read|write)( +0)+$' || true)" "0" \
+	"no row of access sizes that is all zeros"
+assert_eq "$(sed -n '/^## Access sizes/,/^$/p' "$TMP/lst.txt" | grep -cE '^posix +write ' || true)" "1" "...and the writes there were"
 trace prof -m profile -p posix -- "$DC_WORKLOADS/posix_write" "$TMP/w" 10 4096
 "$DC_SUMMARY" "$TMP/out/prof" >"$TMP/prof.txt"
 assert_contains "$TMP/prof.txt" "no per-call events, so no longest call, bandwidth, access sizes, files" "profile mode: what it cannot show, said"

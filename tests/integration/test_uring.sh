@@ -17,9 +17,18 @@ requests() {
 	assert_eq "$(calls io_uring read "^$F\$")" "$((N + 1)) $data $data" "$1: reads"
 	assert_eq "$(calls io_uring readv "^$F\$")" "1 16 16" "$1: a readv of two buffers"
 	assert_eq "$(calls io_uring fsync "^$F\$" | cut -d' ' -f1)" "1" "$1: fsync"
-	assert_eq "$(calls io_uring statx "" | cut -d' ' -f1) $(calls io_uring close "" | cut -d' ' -f1)" "1 1" \
-		"$1: statx and close"
-	assert_eq "$(grep -c '^event .* level=io_uring ' "$DUMP")" "$((2 * N + 6))" "$1: no other request"
+	assert_eq "$(calls io_uring statx "^$F\$" | cut -d' ' -f1)" "1" "$1: statx, by the name it was given"
+	assert_eq "$(calls io_uring mkdirat "^$TMP/uring\\.d\$" | cut -d' ' -f1) $(calls io_uring renameat "^$TMP/uring\\.d\$" | cut -d' ' -f1) $(calls io_uring unlinkat "^$TMP/uring\\.e\$" | cut -d' ' -f1)" \
+		"1 1 1" "$1: mkdirat, renameat and unlinkat by relative names, made absolute in the working directory"
+	assert_eq "$(seconds io_uring renameat "^$TMP/uring\\.d\$")" "-1 $TMP/uring.e" "$1: the rename's new name, in the same folder"
+	assert_eq "$(seconds io_uring linkat "^$F\$")" "-1 $TMP/uring.s/uring.lnk" \
+		"$1: a link's new name, relative to another folder than the old one's"
+	assert_eq "$(seconds io_uring renameat "^$TMP/uring\\.s/uring\\.lnk\$")" "-1 $TMP/uring.s/uring.mv" \
+		"$1: a rename from an absolute name to one relative to a folder's descriptor"
+	assert_eq "$(calls io_uring unlinkat "^$TMP/uring\\.s/uring\\.mv\$" | cut -d' ' -f1)" "1" "$1: unlinkat in that folder"
+	assert_eq "$(calls io_uring openat "^$F\$" | cut -d' ' -f1) $(calls io_uring close "^$F\$" | cut -d' ' -f1)" "1 2" \
+		"$1: an openat, named by the file it opened, and two closes, by the file each let go of"
+	assert_eq "$(grep -c '^event .* level=io_uring ' "$DUMP")" "$((2 * N + 14))" "$1: no other request"
 	PID=$(field event pid func io_uring_enter | sort -u)
 	assert_eq "$(grep '^event .* level=io_uring ' "$DUMP" | sed 's/.* pid=\([0-9]*\) .*/\1/' | sort -u)" "$PID" \
 		"$1: charged to the program"
@@ -58,6 +67,9 @@ echo "ok: SQPOLL: submitted by thread $TIDS of process $PID"
 trace prof -m profile -p io_uring -- "$DC_WORKLOADS/uring_io" "$TMP" "$N" "$SIZE"
 assert_eq "$(grep '^counter .* level=io_uring func=write ' "$DUMP" | tail -1 | sed 's/.* count=\([0-9]*\) .* bytes=\([0-9]*\)$/\1 \2/')" \
 	"$((N + 1)) $data" "profile: the writes and their bytes"
+# The set alone, so that readv is its first function, function 0.
+assert_eq "$(grep '^counter .* level=io_uring func=readv ' "$DUMP" | tail -1 | sed 's/.* count=\([0-9]*\) .* bytes=\([0-9]*\)$/\1 \2/')" \
+	"1 16" "profile: the readv, function 0 of the job"
 
 # Forced off in a test build: as a kernel without them.
 DC_TEST_FEATURES_OFF=uring_req trace off -p syscalls,io_uring -- "$DC_WORKLOADS/uring_io" "$TMP" "$N" "$SIZE"

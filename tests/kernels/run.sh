@@ -35,7 +35,7 @@ expect() { # SUITE
 		echo "processes          sched tracepoints; --match-env reads an environment in up to 256 steps, in a bounded loop" ;;
 	esac
 }
-tests=${DC_KERNEL_TESTS:-posix_write stdio probe_sites fork fd_reuse oracle uring mixed profile daemon kernel_funcs kernel_sets mpi hostile_users}
+tests=${DC_KERNEL_TESTS:-posix_write stdio container probe_sites fork fd_reuse oracle uring mmap aio mixed profile daemon kernel_funcs kernel_sets mpi hostile_users}
 
 total_pass=0 total_fail=0
 for suite in "${suites[@]}"; do

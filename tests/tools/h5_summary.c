@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * h5_summary [--ranks] [--any-order] FILE.h5: reads a dc-merge HDF5 file
- * back through the project's HDF5 reader (collector/h5_read.h) and prints
+ * back through the project's HDF5 reader (reader/h5_read.h) and prints
  * one line per (level, function), "level function count req bytes",
  * sorted: the same lines trace_summary.py prints for a JSON trace. With
  * --ranks, then "rank R count bytes" per rank, and the first and last

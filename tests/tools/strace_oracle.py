@@ -33,7 +33,7 @@ FD_CALLS = {name: 0 for name in (
     "fadvise64", "readahead", "sync_file_range", "syncfs", "flock", "fcntl", "dup", "dup2", "dup3", "fchmod",
     "fchown", "fstatfs", "fchdir", "fsetxattr", "fgetxattr", "flistxattr", "fremovexattr", "sendfile",
     "vmsplice")}
-FD_CALLS.update({"copy_file_range": 2, "splice": 2, "tee": 1})
+FD_CALLS.update({"copy_file_range": 2, "splice": 2, "tee": 1, "mmap": 4})
 # ...and the descriptor the data comes from: the trace's second file.
 SECOND_FD = {"copy_file_range": 0, "sendfile": 1, "splice": 0, "tee": 0}
 # The second name of a rename or a link (its new one), by argument index:

@@ -188,17 +188,48 @@ static void test_errors_name_file_and_line(void **state)
 		     "handles: stdio belongs to a set of library functions");
 	expect_error("set: x\nsyscalls:\n  - {name: writev, fd: 1, iov: 2}\n", 1,
 		     "function 'writev': iov: needs bytes: (the number of its entries)");
-	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache, io_uring or a list of kernel functions");
+	expect_error("set: k\nkernel: network\n", 2, "kernel: expected block, pagecache, io_uring, mmap, aio or a list of kernel functions");
 	expect_error("set: k\nkernel: block\nlibrary: libc.so.6\n", 1, "names no library or functions");
 	expect_error("set: k\nkernel:\n  - {name: vfs_read, fd: 1}\n", 1, "kernel function 'vfs_read': only name, match, regex and ret apply");
 	expect_error("set: k\nkernel: [vfs_read]\nlibrary: libc.so.6\n", 1, "a set of kernel functions names no library");
 	expect_error("set: k\nkernel: [vfs_read]\nfunctions: [read]\n", 3, "a set has one list: functions, syscalls or kernel");
 	expect_error("set: w\nwrapper: libdcpmpi\nfunctions: [H5Dwrite, MPI_File_write, H5Dwrite2]\n", 1,
-		     "wrapper function 'H5Dwrite2': not an MPI-IO or HDF5 call libdcpmpi records");
+		     "wrapper function 'H5Dwrite2': not an MPI-IO, HDF5 or STDIO call libdcpmpi records");
 	expect_error("set: w\ncategory: netcdf\nwrapper: libdcpmpi\nfunctions: all\n", 1,
-		     "a wrapper set with 'functions: all' has category mpiio or hdf5");
+		     "a wrapper set with 'functions: all' has category mpiio, hdf5 or stdio");
 	expect_error("set: w\nwrapper: libdcpmpi\nfunctions:\n  - {name: H5Dwrite, handle: 1}\n", 1,
 		     "wrapper function 'H5Dwrite': a name only");
+}
+
+/* Strings whose length is the bytes, the standard streams, one-character calls. */
+static void test_text_and_standard(void **state)
+{
+	struct dc_probe_set set;
+	char err[512];
+
+	write_yaml("set: s\nlibrary: libc.so.6\nhandles: stdio\nfunctions:\n"
+		   "  - {name: fputs, text: 1, handle: 2, ret: int}\n"
+		   "  - {name: puts, text: 1, stream: standard, ret: line}\n"
+		   "  - {name: getchar, stream: standard, ret: char}\n");
+	assert_int_equal(dc_probe_set_load(path, &set, err, sizeof(err)), 0);
+	assert_int_equal(DC_COOKIE_SLOT(set.fns[0].argbits, DC_SLOT_BYTES), 1);
+	assert_int_equal(set.fns[0].argbits & (DC_COOKIE_TEXT | DC_COOKIE_STD), DC_COOKIE_TEXT);
+	assert_int_equal(DC_COOKIE_RET(set.fns[1].argbits), DC_RET_LINE);
+	assert_int_equal(set.fns[1].argbits & (DC_COOKIE_TEXT | DC_COOKIE_STD), DC_COOKIE_TEXT | DC_COOKIE_STD);
+	assert_int_equal(DC_COOKIE_RET(set.fns[2].argbits), DC_RET_CHAR);
+	assert_int_equal(set.fns[2].argbits & (DC_COOKIE_TEXT | DC_COOKIE_STD), DC_COOKIE_STD);
+	dc_probe_set_free(&set);
+	(void)state;
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: fputs, text: 1, bytes: 1}\n", 4,
+		     "text: is the call's bytes: give text: or bytes:, not both");
+	expect_error("set: x\nsyscalls:\n  - {name: write, text: 2}\n", 1,
+		     "function 'write': text: is read at the function's return");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: printf, stream: standard}\n", 1,
+		     "function 'printf': stream: standard is for a call of a handles: stdio set");
+	expect_error("set: x\nlibrary: libc.so.6\nhandles: stdio\nfunctions:\n  - {name: fflush, stream: standard}\n", 1,
+		     "reads or writes by its name");
+	expect_error("set: x\nlibrary: libc.so.6\nfunctions:\n  - {name: puts, stream: stdout}\n", 4,
+		     "stream: expected standard");
 }
 
 /* Patterns, thin wrappers, and keys given twice. */
@@ -283,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uprobe_set),
 		cmocka_unit_test(test_stdio_handles),
+		cmocka_unit_test(test_text_and_standard),
 		cmocka_unit_test(test_syscall_set_and_all),
 		cmocka_unit_test(test_kernel_set),
 		cmocka_unit_test(test_errors_name_file_and_line),

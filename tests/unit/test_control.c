@@ -63,6 +63,21 @@ static void test_parse(void **state)
 	expect_refused(&bad, sizeof(bad), "out of range");
 	bad = m, bad.world_size = 0;
 	expect_refused(&bad, sizeof(bad), "out of range");
+	/* A preloaded process that is no rank: rank -1 of 0, a ring at its start only. */
+	bad = m, bad.type = DC_CTL_PROCESS, bad.rank = -1, bad.world_size = 0, bad.flags = DC_CTL_FLAG_RING;
+	assert_int_equal(dc_ctl_parse(&bad, sizeof(bad), &out, why, sizeof(why)), 0);
+	bad.type = DC_CTL_EXIT;
+	expect_refused(&bad, sizeof(bad), "a ring goes with a registration only");
+	bad.flags = 0;
+	assert_int_equal(dc_ctl_parse(&bad, sizeof(bad), &out, why, sizeof(why)), 0);
+	bad.rank = 0, bad.world_size = 1;
+	expect_refused(&bad, sizeof(bad), "rank -1 of 0");
+	bad.type = DC_CTL_PROCESS;
+	expect_refused(&bad, sizeof(bad), "rank -1 of 0");
+	bad = m, bad.type = DC_CTL_EXIT + 1;
+	expect_refused(&bad, sizeof(bad), "unknown message type");
+	bad = m, bad.type = 0;
+	expect_refused(&bad, sizeof(bad), "unknown message type");
 	bad = m, memset(bad.hostname, 'x', sizeof(bad.hostname));
 	expect_refused(&bad, sizeof(bad), "unterminated");
 	bad = m, memset(bad.job_id, 'x', sizeof(bad.job_id));

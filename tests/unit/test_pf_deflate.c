@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* dc-merge -f perfetto's deflated batches (collector/pf_deflate.c): each
+/* dc-merge -f perfetto's deflated batches (merge/pf_deflate.c): each
  * batch is one packet of compressed_packets under Perfetto's 512 KiB, and
  * inflating them (with zlib, as trace_processor does) and keeping the rest
  * gives back every packet in order, on one thread or two. */

@@ -84,7 +84,7 @@ static struct dc_ring_reader *pair(unsigned nslots, struct dc_ring_head **h)
 	assert_non_null(*h);
 	rd = dc_ring_reader_open(fd, why, sizeof(why));
 	assert_non_null(rd);
-	dc_ring_reader_start(rd, DC_RING_TRACE, ~0ull);
+	dc_ring_reader_start(rd, DC_RING_TRACE, &(struct dc_funcs){ .w = { ~0ull, ~0ull } });
 	assert_int_equal((*h)->mode, DC_RING_TRACE);
 	return rd;
 }
@@ -272,13 +272,13 @@ static void test_peek(void **state)
 	assert_false(dc_ring_reader_peek_end(rd, &end));
 	assert_int_equal(dc_ring_reader_next(rd, &r, path), DC_RING_EMPTY);
 	h->head -= 1;
-	/* Half of 64 slots. */
-	put_n(h, &r, 31, 0);
-	assert_false(dc_ring_reader_half_full(rd));
+	/* A quarter of 64 slots. */
+	put_n(h, &r, 15, 0);
+	assert_false(dc_ring_reader_filling(rd));
 	assert_int_equal(dc_ring_put(h, &r, NULL, 0), 0);
-	assert_true(dc_ring_reader_half_full(rd));
-	take_n(rd, 32);
-	assert_false(dc_ring_reader_half_full(rd));
+	assert_true(dc_ring_reader_filling(rd));
+	take_n(rd, 16);
+	assert_false(dc_ring_reader_filling(rd));
 	/* A head past what the ring holds: peek says take it now, and the
 	 * taking finds the ring damaged. */
 	h->head += 1000;

@@ -6,7 +6,9 @@
  * opens it again by its absolute name from the file (H5Dopen1(f,
  * "/run/data")) and reads it back. With oopen, opens it again as an object
  * (H5Oopen, as h5py does), reads it back, flushes it (H5Dflush) and closes
- * it (H5Oclose). */
+ * it (H5Oclose); then lets go of a reference of the file's it took
+ * (H5Iinc_ref, H5Idec_ref: one left) and opens the dataset again to close
+ * it as h5py closes ids (H5Oopen, H5Idec_ref: none left). */
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -43,7 +45,8 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (oopen && ((d = H5Oopen(f, "data", H5P_DEFAULT)) < 0 ||
 		      H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 || H5Dflush(d) < 0 ||
-		      H5Oclose(d) < 0))
+		      H5Oclose(d) < 0 || H5Iinc_ref(f) != 2 || H5Idec_ref(f) != 1 ||
+		      (d = H5Oopen(f, "data", H5P_DEFAULT)) < 0 || H5Idec_ref(d) != 0))
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (H5Fclose(f) < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);

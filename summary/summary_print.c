@@ -263,6 +263,13 @@ void dc_summary_print_text(struct summary *s, int top)
 	}
 	for (size_t i = 0; i < s->nlevels && sizes; i++)
 		for (int op = 0; op < 2; op++) {
+			uint64_t any = 0;
+
+			/* Only a level's reads or writes that there were. */
+			for (int b = 0; b < NBINS; b++)
+				any |= s->levels[i].hist[op][b];
+			if (!any)
+				continue;
 			printf("%-*s %-5s", lw, dc_text_view(s->levels[i].level), op ? "write" : "read");
 			for (int b = 0; b < NBINS; b++)
 				printf(" %9llu", (unsigned long long)s->levels[i].hist[op][b]);

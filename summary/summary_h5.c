@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * dc-summary's reading of a merged (or stitched) HDF5 file, the layout of
- * hdf5_tables.h, into the model of summary.h. Rows are read a block at a
+ * reader/hdf5_layout.h, into the model of summary.h. Rows are read a block at a
  * time, so memory stays small; their order does not matter.
  */
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <hdf5.h>
 
 #include "h5_read.h"
-#include "hdf5_tables.h"
+#include "hdf5_layout.h"
 #include "io_table.h"
 #include "summary.h"
 
