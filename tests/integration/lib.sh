@@ -175,11 +175,19 @@ for line in sys.stdin:
         print(o.get("type", ""), o.get("name", ""))'
 }
 
-# bpf_alive KIND IDS...: how many of the ids still name a BPF object.
+# bpf_alive KIND IDS...: how many of the ids still name a BPF object, once
+# the kernel has had 10 s to let go of them: a program only a program
+# array holds (a tail call's) goes in work the kernel defers after the
+# array's last descriptor is closed.
 bpf_alive() {
-	local kind=$1 id n=0
+	local kind=$1 id n i
 	shift
-	for id in "$@"; do bpftool "$kind" show id "$id" >/dev/null 2>&1 && n=$((n + 1)); done
+	for i in $(seq 100); do
+		n=0
+		for id in "$@"; do bpftool "$kind" show id "$id" >/dev/null 2>&1 && n=$((n + 1)); done
+		[ "$n" -gt 0 ] || break
+		sleep 0.1
+	done
 	echo "$n"
 }
 
