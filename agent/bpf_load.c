@@ -41,6 +41,7 @@ void dc_load_plan_make(struct dc_load_plan *plan, const struct dc_probe_set *set
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->tp_btf = f->has[DC_FEAT_TP_BTF];
+	plan->scoped = dc_user_scoped(f);
 	for (int i = 0; i < nsets; i++) {
 		const struct dc_probe_set *s = &sets[i];
 
@@ -148,6 +149,7 @@ static size_t program_levels(struct datacrumbs_bpf *skel, const struct dc_load_p
 		{ skel->progs.dc_call_entry, DC_LEVEL_USER },
 		{ skel->progs.dc_call_exit, DC_LEVEL_USER },
 		{ skel->progs.dc_lib_mmap, DC_LEVEL_USER },
+		{ skel->progs.dc_scope_fork, DC_LEVEL_USER },
 		{ tp_btf ? skel->progs.dc_sys_enter : skel->progs.dc_sys_enter_raw, DC_LEVEL_SYSCALLS },
 		{ tp_btf ? skel->progs.dc_sys_exit : skel->progs.dc_sys_exit_raw, DC_LEVEL_SYSCALLS },
 		{ skel->progs.dc_name_call_entry, DC_LEVEL_USER, true },
@@ -193,6 +195,8 @@ static int choose_programs(struct datacrumbs_bpf *skel, const struct dc_load_pla
 		bpf_program__set_autoload(pl[i].prog, on);
 		bpf_program__set_autoattach(pl[i].prog, pl[i].level < 0);
 	}
+	/* Holds a new process of the job at its fork for links of its own. */
+	bpf_program__set_autoload(skel->progs.dc_scope_fork, plan->want[DC_LEVEL_USER] && plan->scoped);
 	if (plan->want[DC_LEVEL_USER] && dc_user_mech(f) == DC_USER_MULTI &&
 	    (dc_uprobe_multi_prepare(skel->progs.dc_call_entry) || dc_uprobe_multi_prepare(skel->progs.dc_call_exit) ||
 	     dc_uprobe_multi_prepare(skel->progs.dc_name_call_entry) ||
@@ -411,6 +415,11 @@ struct datacrumbs_bpf *dc_bpf_load(struct dc_load_plan *plan, const struct dc_fe
 				fprintf(stderr, "dc-agent: the kernel refused %s (%s): system calls through raw_tp\n",
 					bpf_program__name(bad), why);
 			plan->tp_btf = false;
+		} else if (bad == skel->progs.dc_scope_fork) {
+			/* Uprobes then go on every process, as on older kernels. */
+			fprintf(stderr, "dc-agent: warning: the kernel refused %s (%s): the uprobes go on every "
+					"process that maps their libraries\n", bpf_program__name(bad), why);
+			plan->scoped = false;
 		} else {
 			fprintf(stderr, "dc-agent: warning: the kernel refused the BPF program %s, so %s are not "
 					"traced: %s%s\n", bpf_program__name(bad), level_names[level], why,

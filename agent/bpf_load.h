@@ -37,6 +37,10 @@ struct dc_load_plan {
 	/* System calls through tp_btf, else raw_tp: taken as the kernel has
 	 * BTF, and turned off if the kernel refuses the tp_btf programs. */
 	bool tp_btf;
+	/* Uprobes on the job's processes only (agent/uprobe_scope.h): as the
+	 * kernel offers it, turned off if it refuses the program that holds a
+	 * new process at its fork. */
+	bool scoped;
 	/* The fentry programs' target while the object loads (each function
 	 * then gets a copy): a kernel function with BTF of a kernel set. */
 	const char *fentry_target;

@@ -93,11 +93,30 @@ static bool uprobe_multi_ok(void)
 
 	if (fd < 0)
 		return false;
-	link = dc_uprobe_multi_link(fd, "/", &offset, NULL, 1, false);
+	link = dc_uprobe_multi_link(fd, "/", &offset, NULL, 1, false, 0);
 	ok = link == -EBADF;
 	if (link >= 0)
 		close(link);
 	close(fd);
+	return ok;
+}
+
+/*
+ * uprobe_scoped: a uprobe_multi link for one process (its pid, Linux 6.6)
+ * puts its breakpoints in that process only; a child it forks shares them
+ * but not the link, so the child is held at its fork until it has links
+ * of its own, which takes bpf_send_signal_task (6.13), a kfunc, known from
+ * the kernel's BTF.
+ */
+static bool uprobe_scoped_ok(const struct dc_features *f)
+{
+	struct btf *btf;
+	bool ok;
+
+	if (!f->has[DC_FEAT_UPROBE_MULTI] || !(btf = btf__load_vmlinux_btf()))
+		return false;
+	ok = btf__find_by_name_kind(btf, "bpf_send_signal_task", BTF_KIND_FUNC) > 0;
+	btf__free(btf);
 	return ok;
 }
 
@@ -249,6 +268,8 @@ static bool probe_one(struct dc_features *f, enum dc_feature id)
 		return dc_perf_kind_supported(DC_PERF_UPROBE) == 0;
 	case DC_FEAT_UPROBE_MULTI:
 		return uprobe_multi_ok();
+	case DC_FEAT_UPROBE_SCOPED:
+		return uprobe_scoped_ok(f);
 	case DC_FEAT_KPROBES:
 		return kprobes_ok();
 	case DC_FEAT_KPROBE_MULTI:
@@ -301,6 +322,11 @@ enum dc_user_mech dc_user_mech(const struct dc_features *f)
 	if (!f->has[DC_FEAT_UPROBES])
 		return DC_USER_NONE;
 	return f->has[DC_FEAT_COOKIE] ? DC_USER_PERF_COOKIE : DC_USER_PERF_CLONES;
+}
+
+bool dc_user_scoped(const struct dc_features *f)
+{
+	return dc_user_mech(f) == DC_USER_MULTI && f->has[DC_FEAT_UPROBE_SCOPED];
 }
 
 enum dc_kfunc_mech dc_kprobe_mech(const struct dc_features *f)
@@ -422,6 +448,14 @@ int dc_features_report(const struct dc_features *f, FILE *out)
 			missing(f, out, IDS(DC_FEAT_UPROBE_MULTI, DC_FEAT_COOKIE));
 		}
 		fputc('\n', out);
+		if (dc_user_scoped(f)) {
+			fprintf(out, LEVEL_FMT "%s\n", "uprobes placed",
+				"in the job's processes only (a pair of links per library and process)");
+		} else if (f->probed[DC_FEAT_UPROBE_SCOPED]) {
+			fprintf(out, LEVEL_FMT "in every process that maps the library; missing ", "uprobes placed");
+			missing(f, out, IDS(DC_FEAT_UPROBE_MULTI, DC_FEAT_UPROBE_SCOPED));
+			fputc('\n', out);
+		}
 		levels++;
 	} else {
 		fprintf(out, LEVEL_FMT "not available: missing ", "user calls");

@@ -21,6 +21,7 @@
 	X(COOKIE, "cookie", "5.15", "attach cookies and BPF links for kprobe and uprobe events")   \
 	X(UPROBES, "uprobes", "4.17", "uprobe perf events")                                        \
 	X(UPROBE_MULTI, "uprobe_multi", "6.6", "uprobe_multi links")                               \
+	X(UPROBE_SCOPED, "uprobe_scoped", "6.13", "uprobes in the job's processes only (links for one process, a new one held at its fork)") \
 	X(KPROBES, "kprobes", "4.17", "kprobe perf events")                                        \
 	X(KPROBE_MULTI, "kprobe_multi", "5.18 with CONFIG_FPROBE", "kprobe_multi links")           \
 	X(FENTRY, "fentry", "5.5", "fentry/fexit programs")                                        \
@@ -58,6 +59,8 @@ struct dc_features {
 	 DC_FEAT_BIT(BPF_LOOP) | DC_FEAT_BIT(COOKIE) | DC_FEAT_BIT(UPROBES) | DC_FEAT_BIT(UPROBE_MULTI))
 /* ...io_uring sets; and kernel function sets. */
 #define DC_FEATURES_URING DC_FEAT_BIT(URING_REQ)
+/* ...uprobe sets (a pass over the kernel's BTF). */
+#define DC_FEATURES_USER DC_FEAT_BIT(UPROBE_SCOPED)
 #define DC_FEATURES_MMAP DC_FEAT_BIT(MMAP_FAULTS)
 #define DC_FEATURES_KFUNCS (DC_FEAT_BIT(KPROBES) | DC_FEAT_BIT(KPROBE_MULTI) | DC_FEAT_BIT(FENTRY))
 #define DC_FEATURES_ALL ((1u << DC_NR_FEATURES) - 1)
@@ -73,6 +76,8 @@ enum dc_user_mech { DC_USER_NONE, DC_USER_MULTI, DC_USER_PERF_COOKIE, DC_USER_PE
 enum dc_kfunc_mech { DC_KFUNC_NONE, DC_KFUNC_MULTI, DC_KFUNC_FENTRY, DC_KFUNC_KPROBE_COOKIE, DC_KFUNC_KPROBE_CLONES };
 
 enum dc_user_mech dc_user_mech(const struct dc_features *f);
+/* Whether uprobes go on the job's processes only (agent/uprobe_scope.h). */
+bool dc_user_scoped(const struct dc_features *f);
 /* The best kprobe-based way for kernel functions (fentry is chosen per
  * function, where the function has BTF). */
 enum dc_kfunc_mech dc_kprobe_mech(const struct dc_features *f);

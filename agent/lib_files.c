@@ -12,12 +12,14 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "clock.h"
+#include "proc_check.h"
 #include "dc_event.h"
 #include "symbols.h"
 
@@ -31,6 +33,9 @@
 /* The stops map is read when the bell rang, and once in this long anyway
  * (a bell record the ring had no room for). */
 #define DC_LIB_LOOK_NS 1000000000ull
+/* After the programs that hold processes are detached, a last look this
+ * much later. */
+#define DC_LIB_LAST_HOLD_US 20000
 
 struct wanted {
 	const struct dc_probe_set *set;
@@ -51,7 +56,7 @@ struct dc_lib_files {
 	struct wanted *wants;
 	int nwants;
 	struct ring_buffer *bell;
-	struct bpf_link *link;
+	struct bpf_link *link, *fork_link;
 	int seen_fd, stops_fd, stems_fd, tracked_fd;
 	int kept[DC_LIB_FILES_MAX]; /* O_PATH descriptors of the files probed */
 	/* The files probed, the node's first (at most one a set). */
@@ -214,7 +219,7 @@ struct dc_lib_files *dc_lib_files_new(struct datacrumbs_bpf *skel, struct dc_pro
 	for (int i = 0; !err && i < nsets; i++)
 		if (sets[i].kind == DC_SET_UPROBES)
 			err = want_set(w, &sets[i]);
-	if (!err && !w->nwants) {
+	if (!err && !w->nwants && !dc_probes_scoped(p)) {
 		dc_lib_files_free(w);
 		return NULL;
 	}
@@ -224,6 +229,14 @@ struct dc_lib_files *dc_lib_files_new(struct datacrumbs_bpf *skel, struct dc_pro
 	w->link = err ? NULL : bpf_program__attach(skel->progs.dc_lib_mmap);
 	if (!err && !w->link)
 		err = -errno;
+	/* Each new process of the job held at its fork for its own links. */
+	if (!err && dc_probes_scoped(p)) {
+		w->fork_link = bpf_program__attach(skel->progs.dc_scope_fork);
+		if (!w->fork_link)
+			err = -errno;
+		else
+			skel->bss->dc_scope_on = 1;
+	}
 	if (err) {
 		fprintf(stderr, "dc-agent: warning: cannot watch the job's library files (%s): a process "
 				"whose libc, MPI or HDF5 is another file than the node's is seen at its system "
@@ -392,8 +405,8 @@ done:
 		close(copy);
 }
 
-/* Each process stopped now, looked at (look) or not, continues. */
-static void take_stops(struct dc_lib_files *w, bool look)
+/* Each process held now, served (serve) or not, continues. */
+static void take_stops(struct dc_lib_files *w, bool serve)
 {
 	struct dc_lib_stop stops[DC_LIB_STOPS_MAX], key;
 	int n = 0;
@@ -401,15 +414,28 @@ static void take_stops(struct dc_lib_files *w, bool look)
 	while (n < DC_LIB_STOPS_MAX && bpf_map_get_next_key(w->stops_fd, n ? &key : NULL, &stops[n]) == 0)
 		key = stops[n++];
 	for (int i = 0; i < n; i++) {
-		__u32 pid = stops[i].pid, v;
+		const struct dc_lib_stop *s = &stops[i];
+		/* That very process: one that ended left the map's entry, and a
+		 * later process under its pid is none of the agent's to wake. */
+		int pidfd = dc_pid_open_started((pid_t)s->pid, s->start);
+		__u32 v;
 
-		if (look)
-			look_at(w, &stops[i]);
-		bpf_map_delete_elem(w->stops_fd, &stops[i]);
-		/* Only a process of the job: one that ended left the set, and
-		 * a later process under its pid is none of the agent's to wake. */
-		if (bpf_map_lookup_elem(w->tracked_fd, &pid, &v) == 0)
-			kill((pid_t)pid, SIGCONT);
+		int err = 0;
+
+		/* A file it mapped; else it is new to the job (its fork, its exec):
+		 * its own links, if it is the job's. */
+		if (serve && pidfd >= 0 && s->fd >= 0)
+			look_at(w, s);
+		else if (serve && pidfd >= 0 && bpf_map_lookup_elem(w->tracked_fd, &s->pid, &v) == 0)
+			err = dc_probes_track(w->p, (pid_t)s->pid);
+		if (err && err != -ESRCH)
+			fprintf(stderr, "dc-agent: warning: pid %u: cannot put the uprobes on it (%s): its library "
+					"calls are not seen\n", s->pid, strerror(-err));
+		bpf_map_delete_elem(w->stops_fd, s);
+		if (pidfd >= 0) {
+			syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, NULL, 0);
+			close(pidfd);
+		}
 	}
 }
 
@@ -424,6 +450,7 @@ void dc_lib_files_serve(struct dc_lib_files *w)
 		return;
 	w->last_look = now;
 	take_stops(w, true);
+	dc_probes_sweep(w->p);
 }
 
 void dc_lib_files_free(struct dc_lib_files *w)
@@ -432,7 +459,14 @@ void dc_lib_files_free(struct dc_lib_files *w)
 		return;
 	if (w->verbose && w->link)
 		fprintf(stderr, "dc-agent: %u library files of the job's looked at, %d probed\n", w->looked, w->nkept);
+	if (w->fork_link)
+		w->skel->bss->dc_scope_on = 0;
+	bpf_link__destroy(w->fork_link);
 	bpf_link__destroy(w->link);
+	take_stops(w, false);
+	/* A program that was running as its link went may hold a process
+	 * still: it has ended well within this. */
+	usleep(DC_LIB_LAST_HOLD_US);
 	take_stops(w, false);
 	ring_buffer__free(w->bell);
 	for (int i = 0; i < w->nkept; i++)

@@ -5,7 +5,10 @@
  * BPF side stops a traced process at its first mapping for execution of a
  * file the agent has not looked at (bpf/libs.bpf.c); the agent reads the
  * file's soname and, where a uprobe set names that library, puts the set's
- * probes on that file as well, then continues the process.
+ * probes on that file as well, then continues the process. Where uprobes
+ * go on the job's processes only (uprobe_scope.h), the same holds serve a
+ * new process of the job at its fork or exec: its links are made, then it
+ * continues (bpf/holds.bpf.h).
  */
 #ifndef DC_LIB_FILES_H
 #define DC_LIB_FILES_H

@@ -12,6 +12,7 @@
 
 #include "datacrumbs.skel.h"
 #include "dc_event.h"
+#include "uprobe_scope.h"
 #include "hashtab.h"
 #include "ksyms.h"
 #include "links.h"
@@ -35,7 +36,43 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_fea
 	p->ksyms = ksyms;
 	p->site_cache = site_cache;
 	p->verbose = verbose;
+	if (plan->scoped && plan->want[DC_LEVEL_USER] &&
+	    !(p->scope = dc_scope_new(bpf_program__fd(skel->progs.dc_call_entry),
+				      bpf_program__fd(skel->progs.dc_call_exit), &skel->bss->dc_uprobes_every,
+				      verbose))) {
+		dc_hashtab_free(p->attached);
+		free(p);
+		return NULL;
+	}
 	return p;
+}
+
+int dc_probes_track(struct dc_probes *p, pid_t pid)
+{
+	return p && p->scope ? dc_scope_process(p->scope, pid) : 0;
+}
+
+bool dc_probes_scoped(const struct dc_probes *p)
+{
+	return p && p->scope;
+}
+
+void dc_probes_sweep(struct dc_probes *p)
+{
+	if (p && p->scope)
+		dc_scope_sweep(p->scope);
+}
+
+static int adopt_fd(void *ctx, int fd)
+{
+	return dc_probes_keep_fd(ctx, fd);
+}
+
+/* The processes' links join the rest, to be detached with them. */
+static void adopt_scope(struct dc_probes *p)
+{
+	dc_scope_release(p->scope, adopt_fd, p);
+	p->scope = NULL;
 }
 
 int dc_probes_keep_fd(struct dc_probes *p, int fd)
@@ -315,6 +352,7 @@ void dc_probes_destroy(struct dc_probes *p)
 {
 	if (!p)
 		return;
+	adopt_scope(p);
 	detach(p);
 	free_table(p);
 }
@@ -333,6 +371,8 @@ pid_t dc_probes_destroy_detached(struct dc_probes *p)
 {
 	struct dc_detached d;
 
+	if (p)
+		adopt_scope(p);
 	if (!dc_probes_slow_to_detach(p)) {
 		dc_probes_destroy(p);
 		return 0;

@@ -41,6 +41,14 @@ int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set);
  * copy (a file the job's user cannot change): only the functions the set
  * already has, each at its entry. */
 int dc_probes_attach_file(struct dc_probes *p, const struct dc_probe_set *set, const char *path, const char *copy);
+/* Where uprobes go on the job's processes only (uprobe_scope.h): the links
+ * of the process pid, which joined the job, before its next instruction
+ * (0, or -errno); elsewhere nothing to do (0). */
+int dc_probes_track(struct dc_probes *p, pid_t pid);
+/* Whether uprobes go on the job's processes only. */
+bool dc_probes_scoped(const struct dc_probes *p);
+/* Lets go of the links of the job's processes that ended. */
+void dc_probes_sweep(struct dc_probes *p);
 /* The functions no library: set probes, as they return twice or never
  * (--check lists them): n names. */
 const char *const *dc_probes_never(size_t *n);

@@ -22,6 +22,7 @@
 struct dc_hashtab;
 struct dc_code;
 struct dc_ksyms;
+struct dc_scope;
 
 /*
  * Program copies are verified side by side (CPU work). Perf-event probes
@@ -49,6 +50,7 @@ struct dc_probes {
 	const struct dc_features *feat;
 	const struct dc_load_plan *plan;
 	struct dc_ksyms *ksyms; /* NULL without kernel function sets */
+	struct dc_scope *scope; /* uprobes on the job's processes only; else NULL */
 	const char *site_cache; /* folder of decoded libraries (NULL: none) */
 	int verbose; /* -v: 1, -vv: 2 */
 	struct dc_function *fns;

@@ -75,6 +75,48 @@ bool dc_pidfd_running(int pidfd)
 	return poll(&p, 1, 0) == 0;
 }
 
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot. */
+static int started_ticks(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* After the name, which may hold anything but ends at the last ')'. */
+	if (!(p = strrchr(buf, ')')))
+		return -1;
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p + 1, "%llu", ticks) == 1 ? 0 : -1;
+}
+
+int dc_pid_open_started(pid_t pid, unsigned long long boot_ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long ticks;
+	/* Taken first: if what /proc shows after is that process, the pidfd is
+	 * it (a pid is not reused while a pidfd's process still holds it). */
+	int fd = dc_pid_open(pid);
+
+	if (fd < 0)
+		return -1;
+	if (hz <= 0 || started_ticks(pid, &ticks) || ticks != boot_ns / (1000000000ull / (unsigned long long)hz)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
 /* The four ids of a "Uid:" or "Gid:" line of /proc/PID/status. */
 static int ids_of(const char *status, const char *key, unsigned long ids[4])
 {

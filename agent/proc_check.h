@@ -31,6 +31,11 @@ int dc_pid_open(pid_t pid);
 /* Whether the process has not exited yet (false once it is a zombie). */
 bool dc_pidfd_running(int pidfd);
 
+/* A pidfd of the process that has pid and started at boot_ns (ns since
+ * boot, as the kernel's task->start_boottime): none, -1, once that process
+ * is gone, even if another has its pid now. */
+int dc_pid_open_started(pid_t pid, unsigned long long boot_ns);
+
 /*
  * 0 when the process (pidfd, which has pid) runs with uid's own
  * credentials, as the kernel asks of a tracer without privileges that

@@ -118,7 +118,8 @@ static int load_bpf(struct agent *a)
 	a->t.setup = dc_now_ns(CLOCK_MONOTONIC);
 	dc_features_probe(&a->feat, DC_FEATURES_START | (kfuncs ? DC_FEATURES_KFUNCS : 0) |
 					    (has_set(a, DC_SET_KERNEL, "io_uring") ? DC_FEATURES_URING : 0) |
-					    (has_set(a, DC_SET_KERNEL, "mmap") ? DC_FEATURES_MMAP : 0));
+					    (has_set(a, DC_SET_KERNEL, "mmap") ? DC_FEATURES_MMAP : 0) |
+					    (has_set(a, DC_SET_UPROBES, NULL) ? DC_FEATURES_USER : 0));
 	a->t.features = dc_now_ns(CLOCK_MONOTONIC);
 	if (kfuncs) {
 		a->ksyms = dc_ksyms_open(err, sizeof(err));

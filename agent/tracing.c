@@ -29,8 +29,20 @@
 
 /* ---- tracing ---- */
 
+/* Where uprobes go on the job's processes only: pid's links, before it
+ * runs on (a failure leaves its library calls unseen, said). */
+static void give_links(struct agent *a, pid_t pid)
+{
+	int err = dc_probes_track(a->probes, pid);
+
+	if (err && err != -ESRCH)
+		die_msg("warning: pid %d: cannot put the uprobes on it (%s): its library calls are not seen",
+			(int)pid, strerror(-err));
+}
+
 /* The command: the agent's own child, whose pid no other process gets
- * before the agent has waited for it. */
+ * before the agent has waited for it. Its links are made before it execs,
+ * and follow it through the exec. */
 static int track_child(struct agent *a, pid_t pid)
 {
 	__u32 key = pid, one = 1;
@@ -39,10 +51,12 @@ static int track_child(struct agent *a, pid_t pid)
 		die_msg("cannot track pid %d: %s", pid, strerror(errno));
 		return -1;
 	}
+	give_links(a, pid);
 	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC));
 }
 
-/* Any other process: tied to it by its pidfd (taken over), 0 or an errno. */
+/* Any other process: tied to it by its pidfd (taken over), 0 or an errno.
+ * A process that registers waits for the answer, so has its links first. */
 static int track_process(struct agent *a, int pidfd, pid_t pid, char *why, size_t len)
 {
 	int err = dc_proc_watch_track(a->watch, pidfd, pid);
@@ -55,6 +69,7 @@ static int track_process(struct agent *a, int pidfd, pid_t pid, char *why, size_
 		snprintf(why, len, "cannot track pid %d: %s", (int)pid, strerror(err));
 	if (err)
 		return err;
+	give_links(a, pid);
 	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC)) ? EIO : 0;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Library sets: each chosen function of a library gets an entry and a
  * return probe on the cheapest safe site of its code (probe_sites.c),
- * through uprobe_multi links where the kernel has them, else one perf
- * event pair per function. A libc call that only wraps one system call is
+ * through uprobe_multi links where the kernel has them (for each process
+ * of the job, where it can: uprobe_scope.c), else one perf event pair per
+ * function. A libc call that only wraps one system call is
  * observed at that system call's tracepoint instead (tracepoints.c).
  */
 #include "mechanisms.h"
@@ -25,6 +26,7 @@
 #include "probe_sites.h"
 #include "symbols.h"
 #include "uprobe_multi.h"
+#include "uprobe_scope.h"
 
 /* Offsets and cookies of a library's functions, gathered for one attach. */
 struct targets {
@@ -238,52 +240,37 @@ static void note_refused(struct dc_probes *p, struct targets *t, size_t i)
 	dc_missing_note(&t->refused, f ? f->name : "?");
 }
 
-/* One entry and one return link for all the chosen functions of a library. */
-static int attach_multi(struct dc_probes *p, const char *lib, const unsigned long *offsets, const __u64 *cookies,
-			size_t n)
-{
-	int in, out;
+/* The kernel's refusals, each noted under its function's name. */
+struct refusals {
+	struct dc_probes *p;
+	struct targets *t;
+};
 
-	in = dc_uprobe_multi_attach(p->skel->progs.dc_call_entry, lib, offsets, cookies, n, false);
-	if (in < 0)
-		return in;
-	out = dc_uprobe_multi_attach(p->skel->progs.dc_call_exit, lib, offsets, cookies, n, true);
-	if (out < 0) {
-		close(in);
-		return out;
-	}
-	if (dc_probes_keep_fd(p, in) || dc_probes_keep_fd(p, out)) {
-		close(in);
-		close(out);
-		return -ENOMEM;
-	}
-	return 0;
+static int keep_link(void *ctx, int fd)
+{
+	return dc_probes_keep_fd(((struct refusals *)ctx)->p, fd);
 }
 
-/*
- * uprobe_multi attaches all or nothing: the kernel refuses a whole link for
- * one instruction it will not probe. Halving what failed finds those few,
- * which are skipped and counted; the rest attach.
- */
-static int attach_some(struct dc_probes *p, struct targets *t, size_t from, size_t n, size_t *attached)
+static void refused_one(void *ctx, size_t i)
 {
-	int rc;
+	struct refusals *r = ctx;
 
-	if (!n)
-		return 0;
-	rc = attach_multi(p, t->lib, t->offsets + from, t->cookies + from, n);
-	if (rc == 0) {
-		*attached += n;
-		return 0;
-	}
-	if (rc == -ENOMEM || rc == -EPERM || rc == -ENOENT)
-		return rc;
-	if (n == 1) {
-		note_refused(p, t, from);
-		return 0;
-	}
-	rc = attach_some(p, t, from, n / 2, attached);
-	return rc ? rc : attach_some(p, t, from + n / 2, n - n / 2, attached);
+	note_refused(r->p, r->t, i);
+}
+
+/* One entry and one return link for all the chosen functions of a library
+ * (halved where the kernel refuses an instruction); where uprobes go on the
+ * job's processes only, a plan each of them gets links of (uprobe_scope.h). */
+static int attach_multi(struct dc_probes *p, struct targets *t, size_t *attached)
+{
+	struct refusals r = { p, t };
+	const struct dc_uprobe_sink sink = { keep_link, refused_one, &r };
+
+	if (p->scope)
+		return dc_scope_library(p->scope, t->lib, t->offsets, t->cookies, t->n, &sink, attached);
+	return dc_uprobe_multi_pairs(bpf_program__fd(p->skel->progs.dc_call_entry),
+				     bpf_program__fd(p->skel->progs.dc_call_exit), t->lib, t->offsets, t->cookies, t->n,
+				     0, &sink, attached);
 }
 
 /* A perf event pair per function, side by side. */
@@ -380,7 +367,7 @@ static int attach_library(struct dc_probes *p, const struct dc_probe_set *set, c
 		t.n = 0;
 	}
 	if (!rc)
-		rc = mech == DC_USER_MULTI ? attach_some(p, &t, 0, t.n, &attached) : attach_perf(p, &t, &attached);
+		rc = mech == DC_USER_MULTI ? attach_multi(p, &t, &attached) : attach_perf(p, &t, &attached);
 	/* A uprobe is an entry and a return probe; a wrapper, one table entry. */
 	attached *= 2;
 	if (!rc && t.wrappers && (rc = dc_syscall_programs_attach(p)) == 0)

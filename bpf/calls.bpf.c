@@ -68,13 +68,14 @@ SEC("uprobe")
 int BPF_KPROBE(dc_call_entry)
 {
 	struct task_struct *task = dc_task();
-	__u64 id = dc_task_id(task);
+	__u64 id = dc_task_id(task), cookie = dc_probe_cookie(ctx);
 	struct dc_stack *st;
 	struct dc_frame *f;
 	__u32 d;
 
-	if (dc_stopped)
+	if (dc_stopped || !dc_uprobe_counts(cookie))
 		return 0;
+	cookie &= ~DC_COOKIE_EVERY;
 	st = dc_traced_get(&dc_stacks, &dc_stacks_tid, task, id);
 	if (!st)
 		return 0;
@@ -86,7 +87,7 @@ int BPF_KPROBE(dc_call_entry)
 		return 0;
 	}
 	f = &st->frames[d];
-	f->cookie = dc_probe_cookie(ctx);
+	f->cookie = cookie;
 	f->args[0] = PT_REGS_PARM1(ctx);
 	f->args[1] = PT_REGS_PARM2(ctx);
 	f->args[2] = PT_REGS_PARM3(ctx);
@@ -114,8 +115,9 @@ int BPF_KRETPROBE(dc_call_exit, long ret)
 	__u32 d;
 
 	/* No stack: not a traced thread, or no entry seen. */
-	if (!st || st->depth == 0)
+	if (!st || st->depth == 0 || !dc_uprobe_counts(cookie))
 		return 0;
+	cookie &= ~DC_COOKIE_EVERY;
 	d = st->depth - 1;
 	st->depth = d;
 	if (d >= DC_MAX_DEPTH)

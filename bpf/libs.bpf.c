@@ -18,10 +18,11 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
 #include "files.bpf.h"
+#include "holds.bpf.h"
 
 #define DC_PROT_EXEC 0x4
-#define DC_SIGSTOP 19
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -37,20 +38,6 @@ struct {
 	__type(key, char[DC_LIB_STEM_LEN]);
 	__type(value, __u8);
 } dc_lib_stems SEC(".maps") __weak;
-
-/* Processes stopped for a file, until the agent continues them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DC_LIB_STOPS_MAX);
-	__type(key, struct dc_lib_stop);
-	__type(value, __u8);
-} dc_lib_stops SEC(".maps") __weak;
-
-/* Rings the agent's bell: the stops map is what it reads. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);
-} dc_lib_bell SEC(".maps") __weak;
 
 /* Set by the agent when dc_lib_seen is full, or the job's files it read
  * passed their budget: no more stops. */
@@ -80,7 +67,6 @@ int dc_lib_mmap(struct trace_event_raw_sys_enter *ctx)
 	struct dc_lib_stop s = {};
 	struct inode *inode;
 	__u64 file;
-	__u8 one = 1;
 	int fd = (int)ctx->args[4];
 
 	if (!(ctx->args[2] & DC_PROT_EXEC) || fd < 0 || dc_stopped || dc_lib_watch_off || !dc_is_tracked(tgid))
@@ -93,13 +79,36 @@ int dc_lib_mmap(struct trace_event_raw_sys_enter *ctx)
 	s.file.ino = BPF_CORE_READ(inode, i_ino);
 	if (bpf_map_lookup_elem(&dc_lib_seen, &s.file) || !named_like_a_set((struct file *)file))
 		return 0;
-	s.pid = tgid;
 	s.fd = fd;
 	/* No room: the process runs on, its calls of this file unseen. */
-	if (bpf_map_update_elem(&dc_lib_stops, &s, &one, BPF_NOEXIST))
+	dc_hold_current(&s);
+	return 0;
+}
+
+/* Linux 6.13; on an older kernel the agent never loads the program below. */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, __u64 value) __ksym __weak;
+
+/*
+ * Uprobes placed per process (dc_scope_on): a new process of the job is
+ * held at its fork, before its first instruction, until the agent has made
+ * its links (a child runs its parent's code, whose breakpoints it shares,
+ * but a link serves one process). Threads share their process's links.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(dc_scope_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct dc_lib_stop s = { .fd = -1 };
+
+	if (!dc_scope_on || dc_stopped || !bpf_send_signal_task)
 		return 0;
-	bpf_send_signal(DC_SIGSTOP);
-	bpf_ringbuf_output(&dc_lib_bell, &tgid, sizeof(tgid), BPF_RB_FORCE_WAKEUP);
+	s.pid = child->tgid;
+	if (s.pid == parent->tgid || !dc_is_tracked(parent->tgid))
+		return 0;
+	s.start = child->start_boottime;
+	if (!dc_hold_note(&s))
+		return 0; /* its calls at the uprobe level unseen, counted as a full map */
+	bpf_send_signal_task(child, DC_SIGSTOP, PIDTYPE_TGID, 0);
+	dc_hold_ring(s.pid);
 	return 0;
 }
 

@@ -67,6 +67,14 @@ const volatile bool dc_has_cookie __weak = true;
 /* Set by dc-agent when the trace ends, before it detaches: calls that
  * begin after it are not seen, whatever detaching then costs. */
 volatile __u32 dc_stopped __weak = 0;
+/* Set by the agent as uprobes go from the job's processes to every process
+ * (DC_COOKIE_EVERY): whether a probe of a call counts. */
+volatile __u32 dc_uprobes_every __weak = 0;
+
+static __always_inline bool dc_uprobe_counts(__u64 cookie)
+{
+	return !(cookie & DC_COOKIE_EVERY) == !dc_uprobes_every;
+}
 
 /* Thread group ids of the job's processes. */
 struct {

@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "thread.bpf.h"
+#include "holds.bpf.h"
 
 static __always_inline void send_proc_task(__u32 kind, __u32 pid, __u32 ppid, __s32 code, __u32 task)
 {
@@ -235,6 +236,15 @@ static __always_inline int env_matches(__u32 *slurm_task, bool loop)
 	return w.stuck || w.p < w.end ? -1 : 0;
 }
 
+/* Where uprobes are placed per process: held until the agent has made
+ * the process's links, before the loader maps its first library. */
+static __always_inline void hold_for_links(void)
+{
+	struct dc_lib_stop s = { .fd = -1 };
+
+	dc_hold_current(&s);
+}
+
 /*
  * Two programs, one loaded (agent/bpf_load.c): a kernel without bpf_loop
  * refuses a program that names a callback even where it is never called.
@@ -250,6 +260,10 @@ static __always_inline int on_exec(struct trace_event_raw_sched_process_exec *ct
 		/* A job of root's keeps whatever it runs: its file is root's. */
 		if (dc_job_uid == 0 || creds_are_job(task)) {
 			send_proc(DC_PROC_EXEC, tgid, 0, 0);
+			/* Exec'd by a thread, which took the process's pid: its
+			 * links served the task that had it (holds.bpf.h). */
+			if (dc_scope_on && ctx->old_pid != tgid)
+				hold_for_links();
 			return 0;
 		}
 		/* Out before its first call: its children are never taken in. */
@@ -279,6 +293,8 @@ static __always_inline int on_exec(struct trace_event_raw_sched_process_exec *ct
 		return 0;
 	}
 	send_proc_task(DC_PROC_START, tgid, BPF_CORE_READ(task, real_parent, tgid), 0, slurm_task);
+	if (dc_scope_on)
+		hold_for_links();
 	return 0;
 }
 

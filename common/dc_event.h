@@ -83,6 +83,12 @@ enum dc_slot {
 #define DC_COOKIE_NFLAGS 8
 /* Marks a dc_syscalls entry as traced, so function 0 with no arguments is not 0. */
 #define DC_COOKIE_ON (1ull << 63)
+/* The same bit in a uprobe's cookie (no uprobe's is a dc_syscalls entry):
+ * a probe of a link on every process, where uprobes were on the job's
+ * processes only until too many of them ran at once (agent/uprobe_scope.h),
+ * counted from the switch on, and the processes' own links no longer, so
+ * that no call is seen twice or missed while both are attached. */
+#define DC_COOKIE_EVERY (1ull << 63)
 /* The cookie's bit budget, shared by the agent and the BPF programs. */
 _Static_assert(DC_MAX_FUNCS <= (1 << DC_COOKIE_FUNC_BITS), "function ids fit their bits");
 _Static_assert(6 < (1 << DC_SLOT_BITS), "an argument position 1-6 fits a slot");
@@ -320,11 +326,19 @@ struct dc_lib_file {
 	__u64 ino;
 };
 
-/* A process stopped at its mmap of a file, and the descriptor it mapped. */
+/*
+ * A process held stopped until the agent has done with it: at its mmap of
+ * a file, and the descriptor it mapped (bpf/libs.bpf.c), or, where uprobes
+ * are placed per process, at its fork or exec (fd -1, file 0), for its own
+ * links. start: the process's start (task->start_boottime, ns), which
+ * /proc/PID/stat shows in clock ticks, so that the agent wakes that
+ * process and no later one under its pid.
+ */
 struct dc_lib_stop {
 	struct dc_lib_file file;
 	__u32 pid;
 	__s32 fd;
+	__u64 start;
 };
 
 /* Files the agent has looked at, and processes stopped at once, at most. */

@@ -26,6 +26,11 @@
  * does for the threads past the sequence ids a file has
  * (merge/perfetto_int.h).
  *
+ * DC_TEST_SCOPE_PROCS=N: where uprobes go on the job's processes only, the
+ * agent gives links of their own to at most N processes at once (below
+ * DC_SCOPE_PROCS_MAX, agent/uprobe_scope.h), so that a test reaches the
+ * bound past which the uprobes go on every process.
+ *
  * DC_TEST_PF_HELPER=1: dc-merge -f perfetto deflates on a second thread
  * on a machine of two cores too, where it otherwise uses one
  * (merge/pf_deflate.c).

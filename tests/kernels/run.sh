@@ -25,17 +25,19 @@ expect() { # SUITE
 	case $1 in
 	bookworm) # 6.1: no uprobe_multi or kprobe_multi; cookies, task storage, fentry
 		echo "user calls         a uprobe perf event pair per function, with attach cookies"
+		echo "uprobes placed     in every process that maps the library; missing uprobe_multi (Linux 6.6), uprobe_scoped (Linux 6.13)"
 		echo "per-thread state   task storage"
 		echo "kernel functions   fentry/fexit, a program pair per function where the function has BTF, else a kprobe/kretprobe perf event pair per function, with attach cookies"
 		echo "system calls       tp_btf" ;;
 	bullseye) # 5.10: no cookies, task storage or bpf_loop; no BTF for modules
 		echo "user calls         a uprobe perf event pair per function, each with a program of its own"
+		echo "uprobes placed     in every process that maps the library; missing uprobe_multi (Linux 6.6), uprobe_scoped (Linux 6.13)"
 		echo "per-thread state   hash maps by thread id"
 		echo "kernel functions   fentry/fexit, a program pair per function where the function has BTF, else a kprobe/kretprobe perf event pair per function, each with a program of its own"
 		echo "processes          sched tracepoints; --match-env reads an environment in up to 256 steps, in a bounded loop" ;;
 	esac
 }
-tests=${DC_KERNEL_TESTS:-posix_write stdio container probe_sites fork fd_reuse oracle uring mmap aio mixed profile daemon kernel_funcs kernel_sets mpi hostile_users}
+tests=${DC_KERNEL_TESTS:-posix_write stdio container scoped probe_sites fork fd_reuse oracle uring mmap aio mixed profile daemon kernel_funcs kernel_sets mpi hostile_users}
 
 total_pass=0 total_fail=0
 for suite in "${suites[@]}"; do
