@@ -3,8 +3,10 @@
 # daemon): its loop of 16-byte fwrite()s to a buffered stream and of
 # 1-byte write()s, side by side in one run: with no agent on the node;
 # while an agent traces a job that only sleeps, with STDIO by uprobes
-# (posix,stdio,syscalls, the default with --pid or --daemon: uprobes the
-# kernel places in every process that maps libc) and with STDIO recorded
+# (posix,stdio,syscalls, the default with --pid or --daemon: placed in the
+# job's processes only from Linux 6.13, else in every process that maps
+# libc; a test build adds a row with the latter, forced)
+# and with STDIO recorded
 # inside the job's processes (posix,syscalls,mpiio,stdio-wrapper: no
 # uprobe on it; the default with a command is alike); and from 100 ms
 # after a trace with STDIO by uprobes ended (its probes go away in the
@@ -39,6 +41,9 @@ during() {
 	kill -TERM "$agent_pid" 2>/dev/null || true
 	wait "$agent_pid" 2>/dev/null || true
 	job=
+	# Uprobes on every process go in the background: the next run starts
+	# once they are gone (the "after" row measures what that costs).
+	for _ in $(seq 300); do pgrep -x dc-agent-detach >/dev/null || break; sleep 0.1; done
 	echo "$ns"
 }
 
@@ -55,21 +60,35 @@ run() {
 	case $1 in
 	bare) "$loop" $how "$calls" ;;
 	stdio) during posix,stdio,syscalls stdio "$2" ;;
+	unscoped) DC_TEST_FEATURES_OFF=uprobe_scoped during posix,stdio,syscalls unscoped "$2" ;;
 	wrapper) during posix,syscalls,mpiio,stdio-wrapper wrapper "$2" ;;
 	after) after "$2" ;;
 	esac
 }
 
+# Where the kernel places uprobes in the job's processes only, the way of
+# older kernels too, if this build can force it (a test build).
+tools=(bare stdio wrapper after) extra=()
+if "$agent" --check 2>/dev/null | grep -q "^  uprobes placed  *in the job's processes only" &&
+	DC_TEST_FEATURES_OFF=uprobe_scoped "$agent" --check 2>/dev/null | grep -q "^  uprobe_scoped .*forced off"; then
+	tools+=(unscoped)
+	extra=("an agent tracing, STDIO by uprobes on every process (before 6.13)" unscoped)
+fi
+
 for how in --fwrite ""; do
 	what=${how:+16-byte fwrite to a buffered stream}
 	what=${what:-1-byte write}
-	interleave "$rounds" bare stdio wrapper after
+	interleave "$rounds" "${tools[@]}"
 	cost_table "a process outside the job, $what, $calls calls x $rounds interleaved rounds, median ns per call" \
 		"no agent on the node" bare \
 		"an agent tracing, STDIO by uprobes" stdio \
+		"${extra[@]}" \
 		"an agent tracing, STDIO by the wrappers" wrapper \
 		"100 ms after a trace with STDIO by uprobes ended" after
 	echo "$what: ratio to no agent: STDIO by uprobes $(awk -v a="${med[stdio]}" -v b="${med[bare]}" 'BEGIN { printf "%.2f", a / b }')," \
 		"by the wrappers $(awk -v a="${med[wrapper]}" -v b="${med[bare]}" 'BEGIN { printf "%.2f", a / b }')," \
 		"after $(awk -v a="${med[after]}" -v b="${med[bare]}" 'BEGIN { printf "%.2f", a / b }') (target <= 1.05)"
+	[ ${#extra[@]} -eq 0 ] ||
+		echo "$what: ratio to no agent, STDIO by uprobes on every process (before 6.13):" \
+			"$(awk -v a="${med[unscoped]}" -v b="${med[bare]}" 'BEGIN { printf "%.2f", a / b }')"
 done
