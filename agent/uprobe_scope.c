@@ -309,9 +309,18 @@ int dc_scope_process(struct dc_scope *s, pid_t pid)
 	dc_scope_sweep(s);
 	if (s->everyone)
 		return 0;
-	for (size_t i = 0; i < s->nprocs; i++)
-		if (s->procs[i].pid == pid)
-			drop_proc(s, i--);
+	/* A thread that exec'd took the pid: the links made for the task
+	 * before it still run for the process (the kernel asks only that the
+	 * caller be of the same thread group), but put no breakpoint in its
+	 * new image. They go before the new ones come, or each call would be
+	 * seen twice: now, while the process is held. */
+	for (size_t i = 0; i < s->nprocs; i++) {
+		if (s->procs[i].pid != pid)
+			continue;
+		dc_fds_close(s->procs[i].links.v, s->procs[i].links.n);
+		s->procs[i].links.n = 0;
+		drop_proc(s, i--);
+	}
 	if (s->nprocs == s->max) {
 		go_everyone(s);
 		return 0;

@@ -42,6 +42,11 @@ fi
 kill "$bystander"
 wait "$bystander" 2>/dev/null || true
 
+# An exec by a thread: the process's pid passes to that thread's task, which
+# the links made for the one before it do not serve; held there for new ones.
+trace thread -p posix,stdio,syscalls -- "$DC_WORKLOADS/exec_thread" "$TMP/thread.txt" 40
+assert_eq "$(calls stdio fwrite "^$TMP/thread\\.txt\$")" "40 640 640" "fwrites after an exec by a thread"
+
 # Taken in at its exec: held there for its links, then its children by fork.
 start_agent env -p posix,stdio,syscalls --match-env DC_SCOPED_TEST=1
 mkdir "$TMP/env"
