@@ -42,6 +42,8 @@ static const char usage[] =
 "                        stdio-wrapper: STDIO recorded by libdcpmpi.so likewise;\n"
 "                        the wrapper sets also by libdcpreload.so, in any process\n"
 "                        that preloads it; stdio, stdio-chars: by uprobes\n"
+"                        (uprobes: in the job's processes only from Linux 6.13,\n"
+"                        else in every process that maps the library; --check)\n"
 "      --probe-dir DIRS  colon-separated folders searched for probe sets first\n"
 "  -c, --config FILE     agent settings (YAML); command-line options win over it\n"
 "      --pid PID         trace this running process and its children (repeatable)\n"
