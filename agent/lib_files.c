@@ -420,17 +420,12 @@ static void take_stops(struct dc_lib_files *w, bool serve)
 		int pidfd = dc_pid_open_started((pid_t)s->pid, s->start);
 		__u32 v;
 
-		int err = 0;
-
 		/* A file it mapped; else it is new to the job (its fork, its exec):
 		 * its own links, if it is the job's. */
 		if (serve && pidfd >= 0 && s->fd >= 0)
 			look_at(w, s);
 		else if (serve && pidfd >= 0 && bpf_map_lookup_elem(w->tracked_fd, &s->pid, &v) == 0)
-			err = dc_probes_track(w->p, (pid_t)s->pid);
-		if (err && err != -ESRCH)
-			fprintf(stderr, "dc-agent: warning: pid %u: cannot put the uprobes on it (%s): its library "
-					"calls are not seen\n", s->pid, strerror(-err));
+			dc_probes_track(w->p, (pid_t)s->pid);
 		bpf_map_delete_elem(w->stops_fd, s);
 		if (pidfd >= 0) {
 			syscall(SYS_pidfd_send_signal, pidfd, SIGCONT, NULL, 0);

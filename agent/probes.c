@@ -49,7 +49,13 @@ struct dc_probes *dc_probes_new(struct datacrumbs_bpf *skel, const struct dc_fea
 
 int dc_probes_track(struct dc_probes *p, pid_t pid)
 {
-	return p && p->scope ? dc_scope_process(p->scope, pid) : 0;
+	int err = p && p->scope ? dc_scope_process(p->scope, pid) : 0;
+
+	/* (A process gone already is nothing to say.) */
+	if (err && err != -ESRCH)
+		fprintf(stderr, "dc-agent: warning: pid %d: cannot put the uprobes on it (%s): its library calls "
+				"are not seen\n", (int)pid, strerror(-err));
+	return err;
 }
 
 bool dc_probes_scoped(const struct dc_probes *p)

@@ -43,7 +43,8 @@ int dc_probes_attach(struct dc_probes *p, const struct dc_probe_set *set);
 int dc_probes_attach_file(struct dc_probes *p, const struct dc_probe_set *set, const char *path, const char *copy);
 /* Where uprobes go on the job's processes only (uprobe_scope.h): the links
  * of the process pid, which joined the job, before its next instruction
- * (0, or -errno); elsewhere nothing to do (0). */
+ * (0, or -errno, said on stderr unless the process is gone); elsewhere
+ * nothing to do (0). */
 int dc_probes_track(struct dc_probes *p, pid_t pid);
 /* Whether uprobes go on the job's processes only. */
 bool dc_probes_scoped(const struct dc_probes *p);

@@ -29,17 +29,6 @@
 
 /* ---- tracing ---- */
 
-/* Where uprobes go on the job's processes only: pid's links, before it
- * runs on (a failure leaves its library calls unseen, said). */
-static void give_links(struct agent *a, pid_t pid)
-{
-	int err = dc_probes_track(a->probes, pid);
-
-	if (err && err != -ESRCH)
-		die_msg("warning: pid %d: cannot put the uprobes on it (%s): its library calls are not seen",
-			(int)pid, strerror(-err));
-}
-
 /* The command: the agent's own child, whose pid no other process gets
  * before the agent has waited for it. Its links are made before it execs,
  * and follow it through the exec. */
@@ -51,7 +40,7 @@ static int track_child(struct agent *a, pid_t pid)
 		die_msg("cannot track pid %d: %s", pid, strerror(errno));
 		return -1;
 	}
-	give_links(a, pid);
+	dc_probes_track(a->probes, pid); /* its uprobe links, if per process (a failure is said) */
 	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC));
 }
 
@@ -69,7 +58,7 @@ static int track_process(struct agent *a, int pidfd, pid_t pid, char *why, size_
 		snprintf(why, len, "cannot track pid %d: %s", (int)pid, strerror(err));
 	if (err)
 		return err;
-	give_links(a, pid);
+	dc_probes_track(a->probes, pid); /* its uprobe links, if per process */
 	return dc_recorder_start_process(a->recorder, pid, dc_now_ns(CLOCK_MONOTONIC)) ? EIO : 0;
 }
 

@@ -213,7 +213,6 @@ static struct plan *plan_of(struct dc_scope *s, const char *path)
 
 /* A validation's links go to the closer; its refusals are marked. */
 struct check {
-	struct dc_scope *s;
 	struct fds links;
 	const struct dc_uprobe_sink *caller;
 	bool *refused;
@@ -242,7 +241,7 @@ static void check_refused(void *ctx, size_t i)
 static int check_offsets(struct dc_scope *s, const char *path, const unsigned long *offsets, const __u64 *cookies,
 			 size_t n, const struct dc_uprobe_sink *refused, bool *out)
 {
-	struct check c = { s, { 0 }, refused, out };
+	struct check c = { { 0 }, refused, out };
 	const struct dc_uprobe_sink sink = { check_keep, check_refused, &c };
 	struct stat st;
 	size_t attached = 0;
