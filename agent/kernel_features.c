@@ -101,6 +101,21 @@ static bool uprobe_multi_ok(void)
 	return ok;
 }
 
+/* The kernel's BTF, loaded by the first probe that reads it and kept for
+ * the others (a load is some 20 ms). */
+struct lazy_btf {
+	struct btf *btf;
+	bool tried;
+};
+
+static const struct btf *kernel_btf(struct lazy_btf *kb)
+{
+	if (!kb->tried)
+		kb->btf = btf__load_vmlinux_btf();
+	kb->tried = true;
+	return kb->btf;
+}
+
 /*
  * uprobe_scoped: a uprobe_multi link for one process (its pid, Linux 6.6)
  * puts its breakpoints in that process only; a child it forks shares them
@@ -108,16 +123,12 @@ static bool uprobe_multi_ok(void)
  * of its own, which takes bpf_send_signal_task (6.13), a kfunc, known from
  * the kernel's BTF.
  */
-static bool uprobe_scoped_ok(const struct dc_features *f)
+static bool uprobe_scoped_ok(const struct dc_features *f, struct lazy_btf *kb)
 {
-	struct btf *btf;
-	bool ok;
+	const struct btf *btf;
 
-	if (!f->has[DC_FEAT_UPROBE_MULTI] || !(btf = btf__load_vmlinux_btf()))
-		return false;
-	ok = btf__find_by_name_kind(btf, "bpf_send_signal_task", BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return ok;
+	return f->has[DC_FEAT_UPROBE_MULTI] && (btf = kernel_btf(kb)) &&
+	       btf__find_by_name_kind(btf, "bpf_send_signal_task", BTF_KIND_FUNC) > 0;
 }
 
 /* kprobe_multi: attached for real to a function, and let go at once. */
@@ -201,10 +212,10 @@ static const struct btf_type *tracepoint_proto(const struct btf *btf, const char
 
 /* uring_req: the io_uring tracepoints, as the kernel's BTF gives them
  * (dc_features.uring_submit, .uring_cqe). */
-static bool uring_ok(struct dc_features *f)
+static bool uring_ok(struct dc_features *f, struct lazy_btf *kb)
 {
 	static const char *const names[] = { "io_uring_submit_req", "io_uring_submit_sqe" };
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = kernel_btf(kb);
 	const struct btf_type *t;
 
 	if (!btf)
@@ -226,27 +237,22 @@ static bool uring_ok(struct dc_features *f)
 	 * four, where kernels that pass the completion's fields have eight. */
 	t = tracepoint_proto(btf, "io_uring_complete");
 	f->uring_cqe = t && btf_vlen(t) == 4;
-	btf__free(btf);
 	return f->uring_submit != NULL;
 }
 
 /* mmap_faults: the x86 page fault tracepoints, in one pass over the
  * kernel's BTF, and the helper that finds the mapping behind an address
  * (for a tracepoint program). */
-static bool mmap_faults_ok(void)
+static bool mmap_faults_ok(struct lazy_btf *kb)
 {
-	struct btf *btf;
-	bool ok;
+	const struct btf *btf;
 
-	if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) != 1 ||
-	    !(btf = btf__load_vmlinux_btf()))
-		return false;
-	ok = tracepoint_proto(btf, "page_fault_user") && tracepoint_proto(btf, "page_fault_kernel");
-	btf__free(btf);
-	return ok;
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) == 1 &&
+	       (btf = kernel_btf(kb)) && tracepoint_proto(btf, "page_fault_user") &&
+	       tracepoint_proto(btf, "page_fault_kernel");
 }
 
-static bool probe_one(struct dc_features *f, enum dc_feature id)
+static bool probe_one(struct dc_features *f, enum dc_feature id, struct lazy_btf *kb)
 {
 	switch (id) {
 	case DC_FEAT_BTF:
@@ -269,7 +275,7 @@ static bool probe_one(struct dc_features *f, enum dc_feature id)
 	case DC_FEAT_UPROBE_MULTI:
 		return uprobe_multi_ok();
 	case DC_FEAT_UPROBE_SCOPED:
-		return uprobe_scoped_ok(f);
+		return uprobe_scoped_ok(f, kb);
 	case DC_FEAT_KPROBES:
 		return kprobes_ok();
 	case DC_FEAT_KPROBE_MULTI:
@@ -279,9 +285,9 @@ static bool probe_one(struct dc_features *f, enum dc_feature id)
 	case DC_FEAT_URETPROBE_SYSCALL:
 		return uretprobe_syscall_ok();
 	case DC_FEAT_URING_REQ:
-		return uring_ok(f);
+		return uring_ok(f, kb);
 	case DC_FEAT_MMAP_FAULTS:
-		return mmap_faults_ok();
+		return mmap_faults_ok(kb);
 	case DC_NR_FEATURES:
 		break;
 	}
@@ -291,6 +297,7 @@ static bool probe_one(struct dc_features *f, enum dc_feature id)
 void dc_features_probe(struct dc_features *f, unsigned want)
 {
 	struct utsname u;
+	struct lazy_btf kb = { 0 };
 	libbpf_print_fn_t old = libbpf_set_print(NULL); /* the probes' refusals are expected */
 
 	memset(f, 0, sizeof(*f));
@@ -302,7 +309,7 @@ void dc_features_probe(struct dc_features *f, unsigned want)
 			 * raw_tp if refused); the rest are not needed. */
 			f->has[i] = i == DC_FEAT_TP_BTF && f->has[DC_FEAT_BTF];
 		} else {
-			f->has[i] = probe_one(f, i);
+			f->has[i] = probe_one(f, i, &kb);
 			f->probed[i] = true;
 		}
 		/* A test build can take a feature away, so that this kernel runs
@@ -312,6 +319,7 @@ void dc_features_probe(struct dc_features *f, unsigned want)
 			f->forced_off[i] = true;
 		}
 	}
+	btf__free(kb.btf);
 	libbpf_set_print(old);
 }
 
